@@ -1,0 +1,90 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+func TestReadTailAndRange(t *testing.T) {
+	c := newCluster(t, kfake.NumBrokers(2), kfake.SeedTopics(3, "heartbeats"))
+	produce(t, c, "heartbeats", 2, 50, nil)
+	produce(t, c, "heartbeats", 0, 3, nil)
+	cl := dial(t, plainConfig(c))
+	ctx := context.Background()
+
+	recs, err := cl.ReadTail(ctx, "heartbeats", 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 10 {
+		t.Fatalf("ReadTail(10) returned %d records", len(recs))
+	}
+	for i, r := range recs {
+		want := int64(40 + i)
+		if r.Offset != want || string(r.Value) != recordValue("heartbeats", 2, int(want)) {
+			t.Errorf("record %d = offset %d value %q, want offset %d", i, r.Offset, r.Value, want)
+		}
+	}
+	if recs, err := cl.ReadTail(ctx, "heartbeats", 0, 100); err != nil || len(recs) != 3 || recs[0].Offset != 0 {
+		t.Errorf("ReadTail beyond the start = %d records, %v", len(recs), err)
+	}
+	if recs, err := cl.ReadTail(ctx, "heartbeats", 1, 5); err != nil || len(recs) != 0 {
+		t.Errorf("ReadTail of an empty partition = %d records, %v", len(recs), err)
+	}
+	if recs, err := cl.ReadRange(ctx, "heartbeats", 2, 5, 8); err != nil || len(recs) != 3 || recs[0].Offset != 5 || recs[2].Offset != 7 {
+		t.Errorf("ReadRange(5, 8) = %v, %v", recs, err)
+	}
+	if _, err := cl.ReadTail(ctx, "missing", 0, 5); err == nil {
+		t.Error("ReadTail of a missing topic succeeded")
+	}
+
+	// Records deleted below the new log start are skipped, not waited for.
+	if err := c.DeleteRecords("heartbeats", 2, 45); err != nil {
+		t.Fatal(err)
+	}
+	if recs, err := cl.ReadTail(ctx, "heartbeats", 2, 10); err != nil || len(recs) != 5 || recs[0].Offset != 45 {
+		t.Errorf("ReadTail after DeleteRecords = %d records, %v", len(recs), err)
+	}
+
+	all, err := cl.ReadTopic(ctx, "heartbeats", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 8 || all[0].Partition != 0 || all[3].Partition != 2 || all[3].Offset != 45 {
+		t.Errorf("ReadTopic returned %d records, first partitions %d/%d", len(all), all[0].Partition, all[3].Partition)
+	}
+	if _, err := cl.ReadTopic(ctx, "heartbeats", 4); !errors.Is(err, ErrTooManyRecords) {
+		t.Errorf("ReadTopic over the limit: %v", err)
+	}
+}
+
+func TestGroupOffsets(t *testing.T) {
+	c := newCluster(t, kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
+	produce(t, c, "orders", 0, 10, nil)
+	cl := dial(t, plainConfig(c))
+	ctx := context.Background()
+	var os kadm.Offsets
+	os.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 7, LeaderEpoch: -1, Metadata: "m"})
+	if err := cl.Admin().CommitAllOffsets(ctx, "billing", os); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cl.GroupOffsets(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got["billing"]
+	if g == nil || g.Err != nil || g.Offsets["orders"][0].Offset != 7 || g.Offsets["orders"][0].Metadata != "m" {
+		t.Fatalf("GroupOffsets = %+v", g)
+	}
+	if _, ok := g.Offsets["orders"][1]; ok {
+		t.Errorf("partition 1 has no commit but is present: %+v", g.Offsets["orders"])
+	}
+	groups, err := cl.ListGroups(ctx)
+	if err != nil || len(groups) != 1 || groups[0] != "billing" {
+		t.Errorf("ListGroups = %v, %v", groups, err)
+	}
+}
