@@ -1,0 +1,151 @@
+// Package report renders findings for the one-shot commands (scan, check,
+// lint): NDJSON for machines, an aligned table for people.
+//
+// It only formats; it does not filter, sort by importance or decide exit
+// codes. The JSON is exactly the finding object of CONTRACT.md, one per line.
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mm2-watchdog/mm2-watchdog/detectors"
+)
+
+// WriteJSON writes one JSON object per finding per line (NDJSON). It writes
+// nothing for no findings.
+func WriteJSON(w io.Writer, fs []detectors.Finding) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for i := range fs {
+		if err := enc.Encode(&fs[i]); err != nil {
+			return fmt.Errorf("encoding finding %s: %w", fs[i].Rule, err)
+		}
+	}
+	return bw.Flush()
+}
+
+// ANSI colours for severities, used only when writing to a terminal.
+const (
+	colRed    = "\x1b[31m"
+	colYellow = "\x1b[33m"
+	colBlue   = "\x1b[34m"
+	colReset  = "\x1b[0m"
+)
+
+// WriteText writes a table for people: severity, rule, count, where (flow,
+// topic, partitions, connector/task, group) and the summary, most severe
+// first, then each finding's cause and hint below the table. With color,
+// severities are coloured (use only on a terminal).
+func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
+	bw := bufio.NewWriter(w)
+	if len(fs) == 0 {
+		fmt.Fprintln(bw, "no findings")
+		return bw.Flush()
+	}
+	sorted := make([]detectors.Finding, len(fs))
+	copy(sorted, fs)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		return sorted[i].Severity.Rank() > sorted[j].Severity.Rank()
+	})
+	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEVERITY\tRULE\tCOUNT\tWHERE\tSUMMARY")
+	for i := range sorted {
+		f := &sorted[i]
+		sev := strings.ToUpper(string(f.Severity))
+		if color {
+			sev = colorFor(f.Severity) + sev + colReset
+		}
+		count := "-"
+		if f.Count > 0 {
+			count = strconv.Itoa(f.Count)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sev, f.Rule, count, Where(f), oneLine(f.Summary))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i := range sorted {
+		f := &sorted[i]
+		if f.Cause == "" && f.Hint == "" && f.Evidence == nil {
+			continue
+		}
+		fmt.Fprintf(bw, "\n%s %s\n", f.Rule, Where(f))
+		if f.Evidence != nil && f.Evidence.File != "" {
+			fmt.Fprintf(bw, "  at:    %s:%d\n", f.Evidence.File, f.Evidence.Line)
+		}
+		if f.Cause != "" {
+			fmt.Fprintf(bw, "  cause: %s\n", oneLine(f.Cause))
+		}
+		if f.Hint != "" {
+			fmt.Fprintf(bw, "  hint:  %s\n", oneLine(f.Hint))
+		}
+	}
+	return bw.Flush()
+}
+
+func colorFor(s detectors.Severity) string {
+	switch s {
+	case detectors.Critical:
+		return colRed
+	case detectors.Warning:
+		return colYellow
+	}
+	return colBlue
+}
+
+// Where renders the identifying fields of a finding compactly, e.g.
+// "kafka->vast topic=orders partitions=[3 4] MirrorSourceConnector/task-0".
+func Where(f *detectors.Finding) string {
+	var parts []string
+	switch {
+	case f.Source != "" || f.Target != "":
+		parts = append(parts, orQ(f.Source)+"->"+orQ(f.Target))
+	case f.Cluster != "":
+		parts = append(parts, "cluster="+f.Cluster)
+	}
+	if f.Topic != "" {
+		parts = append(parts, "topic="+f.Topic)
+	}
+	if len(f.Partitions) > 0 {
+		parts = append(parts, fmt.Sprintf("partitions=%v", f.Partitions))
+	}
+	if f.Connector != "" {
+		c := f.Connector
+		if f.Task != nil {
+			c += "/task-" + strconv.Itoa(*f.Task)
+		}
+		parts = append(parts, c)
+	} else if f.Task != nil {
+		parts = append(parts, "task-"+strconv.Itoa(*f.Task))
+	}
+	if f.Group != "" {
+		parts = append(parts, "group="+f.Group)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+func orQ(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+// oneLine folds line breaks and tabs so one finding stays on one table row.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
