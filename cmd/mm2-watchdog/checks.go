@@ -323,4 +323,3 @@ func partList(ps []int32) string {
 	}
 	return strings.Join(s, ",")
 }
-
