@@ -281,10 +281,24 @@ func (d *daemon) run(ctx context.Context) error {
 			Logger:     d.logger.With("component", "follow"),
 			Metrics:    d.follow,
 		}
+		f, err := follow.New(fopts)
+		if err != nil {
+			stopDispatch()
+			<-dispatchDone
+			_ = srv.Close()
+			return fmt.Errorf("following logs: %w", err)
+		}
+		g.Go(func() error {
+			select {
+			case <-f.Ready():
+				d.ready.set("logs")
+			case <-gctx.Done():
+			}
+			return nil
+		})
 		g.Go(func() error {
 			defer close(records)
-			d.ready.set("logs")
-			return follow.Run(gctx, fopts, records)
+			return f.Run(gctx, records)
 		})
 	} else {
 		close(records)

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
+)
+
+// startPair starts a source cluster with orders (6 partitions) and payments
+// and a target without CreatePartitions and IncrementalAlterConfigs with
+// orders at 3 partitions, and returns an MM2 properties file for kafka->vast
+// with IdentityReplicationPolicy.
+func startPair(t *testing.T) (props string, src, tgt *kfake.Cluster) {
+	t.Helper()
+	src = kfake.MustCluster(kfake.NumBrokers(1), kfake.ClusterID("kafka"),
+		kfake.SeedTopics(6, "orders"), kfake.SeedTopics(2, "payments"), kfake.SeedTopics(1, "healthy"))
+	t.Cleanup(src.Close)
+	limited := kversion.Stable()
+	limited.SetMaxKeyVersion(int16(kmsg.CreatePartitions), -1)
+	limited.SetMaxKeyVersion(int16(kmsg.IncrementalAlterConfigs), -1)
+	tgt = kfake.MustCluster(kfake.NumBrokers(1), kfake.ClusterID("vast"), kfake.MaxVersions(limited),
+		kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "healthy"))
+	t.Cleanup(tgt.Close)
+
+	// 7 records in each of partitions 0..5 of orders, so the 3 missing
+	// partitions hold exactly 21 records.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(src.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var recs []*kgo.Record
+	for p := int32(0); p < 6; p++ {
+		for i := 0; i < 7; i++ {
+			recs = append(recs, &kgo.Record{Topic: "orders", Partition: p, Value: []byte("v")})
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	props = filepath.Join(t.TempDir(), "mm2.properties")
+	text := fmt.Sprintf(`clusters = kafka, vast
+kafka.bootstrap.servers = %s
+vast.bootstrap.servers = %s
+kafka->vast.enabled = true
+vast->kafka.enabled = false
+kafka->vast.topics = orders, payments, healthy
+replication.policy.class = org.apache.kafka.connect.mirror.IdentityReplicationPolicy
+`, strings.Join(src.ListenAddrs(), ","), strings.Join(tgt.ListenAddrs(), ","))
+	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return props, src, tgt
+}
+
+func TestCheckAgainstLimitedTarget(t *testing.T) {
+	props, _, tgt := startPair(t)
+	code, out, stderr := runMain(t, nil, "", "check", "--mm2-config", props, "--format", "json")
+	if code != exitFindings {
+		t.Fatalf("code %d, stderr %s", code, stderr)
+	}
+	byRule := map[string][]string{}
+	for _, f := range decodeFindings(t, out) {
+		byRule[f.Rule] = append(byRule[f.Rule], f.Topic)
+		switch f.Rule {
+		case "unmirrored-partitions":
+			if f.Topic != "orders" || fmt.Sprint(f.Partitions) != "[3 4 5]" {
+				t.Errorf("unmirrored: %+v", f)
+			}
+			if got := f.Values["records_at_risk"]; fmt.Sprint(got) != "21" {
+				t.Errorf("records_at_risk = %v, want 21", got)
+			}
+		case "target-topic-missing":
+			if f.Topic != "payments" {
+				t.Errorf("target-topic-missing for %q, want payments", f.Topic)
+			}
+		}
+	}
+	for _, rule := range []string{"unmirrored-partitions", "target-topic-missing", "target-lacks-create-partitions"} {
+		if len(byRule[rule]) != 1 {
+			t.Errorf("want one %s finding, got %v (all: %v)", rule, byRule[rule], byRule)
+		}
+	}
+	for _, topics := range byRule {
+		for _, topic := range topics {
+			if topic == "healthy" {
+				t.Errorf("finding for the healthy topic: %v", byRule)
+			}
+		}
+	}
+
+	// The table for people names the missing partitions and the records.
+	code, out, _ = runMain(t, nil, "", "check", "--mm2-config", props)
+	if code != exitFindings || !strings.Contains(out, "flow kafka->vast") || !strings.Contains(out, "3,4,5") || !strings.Contains(out, "21") {
+		t.Errorf("text table: code %d\n%s", code, out)
+	}
+
+	// With the target down: cluster-unreachable and no parity finding.
+	tgt.Close()
+	code, out, _ = runMain(t, nil, "", "check", "--mm2-config", props, "--format", "json", "--cluster-timeout", "5s")
+	if code != exitFindings {
+		t.Fatalf("target down: code %d", code)
+	}
+	fs := decodeFindings(t, out)
+	if len(fs) != 1 || fs[0].Rule != "cluster-unreachable" || fs[0].Cluster != "vast" {
+		t.Errorf("target down: want only cluster-unreachable for vast, got %+v", fs)
+	}
+}
+
+func TestCheckBadConfig(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "mm2.properties")
+	if err := os.WriteFile(bad, []byte("clusters = a, b\na.bootstrap.servers = x:1\nb.bootstrap.servers = y:1\na->b.enabled = true\na->b.topics = orders(\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain(t, nil, "", "check", "--mm2-config", bad)
+	if code != exitUsage || !strings.Contains(stderr, "mm2.properties:5") || !strings.Contains(stderr, "a->b.topics") {
+		t.Errorf("bad regex: code %d stderr %q", code, stderr)
+	}
+	code, _, stderr = runMain(t, nil, "", "check", "--mm2-config", filepath.Join(t.TempDir(), "missing.properties"))
+	if code != exitUsage || !strings.Contains(stderr, "missing.properties") {
+		t.Errorf("missing file: code %d stderr %q", code, stderr)
+	}
+}
+
+// TestRunClusterChecks runs the daemon with --mm2-config: the unmirrored
+// partitions reach /metrics and Slack, and resolve once the target topic is
+// recreated with the source's partition count.
+func TestRunClusterChecks(t *testing.T) {
+	props, _, tgt := startPair(t)
+	slack := &slackRecorder{}
+	srv := httptest.NewServer(slack)
+	defer srv.Close()
+
+	o := runOptions{
+		log:             logFlags{timezone: "UTC"},
+		listen:          "127.0.0.1:0",
+		slackWebhookURL: srv.URL + "/services/T0001/B0001/XXXX",
+		checkInterval:   200 * time.Millisecond,
+		cluster:         clusterFlags{mm2Config: props, stallWindow: time.Minute, timeout: 5 * time.Second},
+	}
+	o.alerts.GroupWait = 50 * time.Millisecond
+	o.alerts.GroupInterval = 100 * time.Millisecond
+	d, err := newDaemon(o, noEnv, slog.New(slog.DiscardHandler), prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	base := "http://" + <-d.addr
+
+	waitFor(t, "/readyz", func() bool { c, _ := httpGet(t, base+"/readyz"); return c == 200 })
+	series := `mm2_watchdog_unmirrored_partitions{source="kafka",target="vast",topic="orders"} `
+	waitFor(t, "unmirrored partitions on /metrics", func() bool {
+		_, b := httpGet(t, base+"/metrics")
+		return strings.Contains(b, series+"3") && strings.Contains(b, `mm2_watchdog_records_at_risk{source="kafka",target="vast",topic="orders"} 21`) &&
+			strings.Contains(b, `mm2_watchdog_cluster_up{cluster="vast"} 1`)
+	})
+	waitFor(t, "unmirrored partitions in Slack", func() bool { return slack.count("unmirrored-partitions") >= 1 })
+
+	// Repair: recreate the target topic with 6 partitions.
+	adm, err := kgo.NewClient(kgo.SeedBrokers(tgt.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	admin := kadm.NewClient(adm)
+	if _, err := admin.DeleteTopic(ctx, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.CreateTopic(ctx, 6, 1, nil, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "resolved on /metrics", func() bool {
+		_, b := httpGet(t, base+"/metrics")
+		return strings.Contains(b, series+"0") && strings.Contains(b, `mm2_watchdog_alerts_firing{rule="unmirrored-partitions",severity="critical"} 0`)
+	})
+	waitFor(t, "resolved in Slack", func() bool { return slack.count("esolved") >= 1 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
