@@ -14,7 +14,7 @@ func sample() []detectors.Finding {
 		{Rule: "send-retrying", Severity: detectors.Warning, Summary: "retrying", Source: "a", Target: "b", Topic: "t<1>"},
 		{Rule: "partitions-not-created", Severity: detectors.Critical, Summary: "line one\nline two", Topic: "orders",
 			Partitions: []int32{3, 4}, Connector: "MirrorSourceConnector", Task: detectors.TaskPtr(0), Count: 3,
-			Cause: "org.apache.kafka.common.errors.UnsupportedVersionException: The node does not support CREATE_PARTITIONS",
+			Cause:    "org.apache.kafka.common.errors.UnsupportedVersionException: The node does not support CREATE_PARTITIONS",
 			Evidence: &detectors.Evidence{File: "connect.log", Line: 12}, Hint: "recreate"},
 	}
 }
