@@ -129,16 +129,26 @@ var jaasPublicOptions = map[string]bool{
 	"scope": true, "tokenauth": true,
 }
 
+// jaasShape is what remains of a well-formed JAAS entry once its options are
+// removed: the login module class and the control flag.
+var jaasShape = regexp.MustCompile(`^\s*[\w.$]+\s+(?i:required|requisite|sufficient|optional)\s*;?\s*$`)
+
 // RedactValue returns value safe to print for key: a sasl.jaas.config keeps
 // its login module and the options known to be public (username,
 // serviceName, principal, keyTab, ...) and has every other option value
 // (password, clientSecret, ...) masked; other sensitive keys
-// (IsSensitiveKey) are masked whole; the rest is returned unchanged.
+// (IsSensitiveKey) are masked whole, and so is a sasl.jaas.config that does
+// not have the shape of a JAAS entry; the rest is returned unchanged.
 func RedactValue(key, value string) string {
 	if !IsSensitiveKey(key) {
 		return value
 	}
 	if strings.HasSuffix(strings.ToLower(key), "sasl.jaas.config") {
+		// Anything but "<LoginModule> <flag> name=value ...;" is masked whole:
+		// a value that does not parse may hold a secret anywhere.
+		if !jaasShape.MatchString(jaasOption.ReplaceAllString(value, "")) {
+			return redactedMask
+		}
 		return jaasOption.ReplaceAllStringFunc(value, func(opt string) string {
 			m := jaasOption.FindStringSubmatch(opt)
 			if jaasPublicOptions[m[1]] {
