@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -173,6 +174,7 @@ func TestRunClusterChecks(t *testing.T) {
 			strings.Contains(b, `mm2_watchdog_cluster_up{cluster="vast"} 1`)
 	})
 	waitFor(t, "unmirrored partitions in Slack", func() bool { return slack.count("unmirrored-partitions") >= 1 })
+	assertReadmeMetrics(t, base)
 
 	// Repair: recreate the target topic with 6 partitions.
 	adm, err := kgo.NewClient(kgo.SeedBrokers(tgt.ListenAddrs()...))
@@ -195,5 +197,37 @@ func TestRunClusterChecks(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// assertReadmeMetrics checks that every mm2_watchdog_ metric the daemon
+// exposes is in README.md's metrics table, and the reverse for those the
+// daemon has series of.
+func assertReadmeMetrics(t *testing.T, base string) {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := httpGet(t, base+"/metrics")
+	exposed := map[string]bool{}
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, "# TYPE mm2_watchdog_") {
+			exposed[strings.Fields(l)[2]] = true
+		}
+	}
+	documented := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(mm2_watchdog_[a-z_]+)`").FindAllStringSubmatch(string(readme), -1) {
+		documented[m[1]] = true
+	}
+	for name := range exposed {
+		if !documented[name] {
+			t.Errorf("metric %s is exposed but not in README.md", name)
+		}
+	}
+	for _, name := range []string{"mm2_watchdog_unmirrored_partitions", "mm2_watchdog_records_at_risk", "mm2_watchdog_cluster_up", "mm2_watchdog_check_duration_seconds", "mm2_watchdog_build_info"} {
+		if !exposed[name] {
+			t.Errorf("metric %s is not exposed", name)
+		}
 	}
 }

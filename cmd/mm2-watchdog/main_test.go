@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mm2-watchdog/mm2-watchdog/detectors"
+	"github.com/mm2-watchdog/mm2-watchdog/detectors/lint"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/logrules"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/parity"
 )
@@ -137,6 +138,11 @@ func TestReadmeListsEveryRule(t *testing.T) {
 	}
 	for _, r := range parity.Rules() {
 		ids[r.ID] = true
+	}
+	for _, r := range lint.Rules() {
+		if !strings.Contains(string(readme), "`"+r.ID+"`") {
+			t.Errorf("README.md does not list the lint rule %s", r.ID)
+		}
 	}
 	for id := range ids {
 		re := regexp.MustCompile(`(^|[ ,/])` + regexp.QuoteMeta(id) + `($|[ ,/])`)

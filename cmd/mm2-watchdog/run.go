@@ -35,6 +35,7 @@ type runOptions struct {
 	fromStart  bool
 	poll       bool
 	flushAfter time.Duration
+	maxLine    int
 	log        logFlags
 	rules      ruleFlags
 
@@ -58,6 +59,7 @@ func registerRunFlags(fs *flag.FlagSet, o *runOptions) (webhookFile, tokenFile *
 	fs.BoolVar(&o.fromStart, "from-start", false, "read followed logs from the beginning instead of the end (replays history)")
 	fs.BoolVar(&o.poll, "poll", false, "poll files for changes instead of inotify (for NFS or overlay filesystems)")
 	fs.DurationVar(&o.flushAfter, "flush-after", 2*time.Second, "hand over a pending multi-line record after this quiet time")
+	fs.IntVar(&o.maxLine, "max-line-bytes", 64<<10, "longest log line kept, in bytes; the rest of a longer line is dropped and counted in mm2_watchdog_log_truncated_lines_total")
 	o.log.register(fs)
 	o.rules.register(fs)
 	fs.StringVar(&o.listen, "listen", defaultListen, "HTTP address for /metrics, /healthz, /readyz and /api/findings")
@@ -272,14 +274,16 @@ func (d *daemon) run(ctx context.Context) error {
 	records := make(chan *watcher.Record, 1024)
 	if len(d.opts.logs) > 0 {
 		popts, _ := d.opts.log.options(d.logger.With("component", "logparse"))
+		popts.MaxLineBytes = d.opts.maxLine
 		fopts := follow.Options{
-			Globs:      d.opts.logs,
-			FromStart:  d.opts.fromStart,
-			Poll:       d.opts.poll,
-			FlushAfter: d.opts.flushAfter,
-			Parse:      popts,
-			Logger:     d.logger.With("component", "follow"),
-			Metrics:    d.follow,
+			Globs:        d.opts.logs,
+			FromStart:    d.opts.fromStart,
+			Poll:         d.opts.poll,
+			FlushAfter:   d.opts.flushAfter,
+			MaxLineBytes: d.opts.maxLine,
+			Parse:        popts,
+			Logger:       d.logger.With("component", "follow"),
+			Metrics:      d.follow,
 		}
 		f, err := follow.New(fopts)
 		if err != nil {
