@@ -72,8 +72,14 @@ func BenchmarkBareTail(b *testing.B) {
 }
 
 // BenchmarkFollow reads the same file through Run (reader, Assembler,
-// metrics, channel send) until every record has arrived.
-func BenchmarkFollow(b *testing.B) {
+// metrics, channel send) until every record has arrived, with the native
+// engine.
+func BenchmarkFollow(b *testing.B) { benchmarkFollow(b, EngineNative) }
+
+// BenchmarkFollowTailEngine is BenchmarkFollow with the nxadm/tail engine.
+func BenchmarkFollowTailEngine(b *testing.B) { benchmarkFollow(b, EngineTail) }
+
+func benchmarkFollow(b *testing.B, engine string) {
 	path, records := benchFile(b)
 	b.ResetTimer()
 	start := cpuTime()
@@ -82,7 +88,7 @@ func BenchmarkFollow(b *testing.B) {
 		out := make(chan *watcher.Record, 1024)
 		done := make(chan error, 1)
 		go func() {
-			done <- Run(ctx, Options{Globs: []string{path}, FromStart: true,
+			done <- Run(ctx, Options{Globs: []string{path}, FromStart: true, Engine: engine,
 				Parse: logparse.Options{Layout: logparse.LayoutKafka}}, out)
 		}()
 		// The last record is sent by the quiet-period flush or at cancel:

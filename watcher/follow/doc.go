@@ -25,10 +25,33 @@
 // FromStart; files that appear later are read from their start. Offsets are
 // not remembered across restarts.
 //
-// The line reader and the change notification are in the internal tailer
-// package; its documentation explains why it does not use
-// github.com/nxadm/tail's follow mode (os.Exit on stat errors, unbounded
-// memory on long lines, lines lost at rename).
+// Engines (Options.Engine). The default, EngineNative ("native"), is the
+// internal tailer package's own bounded reader with one fsnotify watcher on the
+// followed files' directories; its documentation explains why it does not use
+// github.com/nxadm/tail's follow mode. EngineTail ("tail") follows each file
+// with one nxadm/tail v1.4.11 follower (Follow, ReOpen, CompleteLines, inotify
+// unless Poll), for operators who know that library. Globs, the waiting gauge,
+// FlushAfter, Ready, the line cap and the metrics work the same with both;
+// what EngineTail gives up:
+//
+//   - It can exit the process: nxadm/tail calls os.Exit when a stat of a
+//     followed path fails with anything but "not found" (a permission
+//     change on the log directory, a directory replaced by a file, ESTALE on
+//     NFS). The path and its directory are checked before a follower is
+//     started, and a path that fails is only logged, shown as waiting and
+//     tried again every GlobInterval; nothing can check it afterwards.
+//   - It can lose lines at log4j rename rotation: nxadm/tail does not read
+//     the rest of the renamed file, and under a steady writer it sometimes
+//     takes the rotation for a truncation and stops reading the new file
+//     until the next rotation (measured in the tailer package's
+//     TestTailEngineRotation). A truncation refilled past the old size
+//     before it looks (copytruncate under a fast writer) is missed.
+//   - A long line is held in memory whole before it is cut at MaxLineBytes.
+//   - With inotify, a write between nxadm/tail reaching the end of a newly
+//     opened file and its watch being in place is read at the next write.
+//   - Line numbers count from where following started; Ready says the
+//     followers were started, not that they have opened their files; the
+//     rotation kind is read from nxadm/tail's own log messages.
 //
 // What this package deliberately does not do: it does not judge records (the
 // detectors do), read compressed or rotated files (the one-shot scan does),

@@ -13,8 +13,28 @@ import (
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/logparse"
 )
 
+// Engines, the values of Options.Engine.
+const (
+	// EngineNative is the default engine: this module's bounded reader with
+	// one fsnotify watcher on the followed files' directories.
+	EngineNative = tailer.EngineNative
+	// EngineTail follows each file with github.com/nxadm/tail. It can
+	// exit the process: see Options.Engine.
+	EngineTail = tailer.EngineTail
+)
+
 // Options configures following. Only Globs is required.
 type Options struct {
+	// Engine is how each file is read: EngineNative ("native", the default
+	// when empty) or EngineTail ("tail", one github.com/nxadm/tail v1.4.11
+	// follower per file). Globs, the waiting gauge, FlushAfter, Ready and
+	// the metrics behave the same with both; the differences are in the
+	// package documentation. With EngineTail the process can still exit
+	// (nxadm/tail calls os.Exit) if the permissions of a followed file's
+	// directory change while it is followed: the path is checked before a
+	// follower is started, not afterwards. That is why EngineNative is the
+	// default. Any other value makes New fail.
+	Engine string
 	// Globs are the --log values: paths or filepath.Match patterns. See the
 	// package documentation for how patterns, missing paths and rotated
 	// siblings are treated.
@@ -60,8 +80,9 @@ type Follower struct {
 	out  chan<- *watcher.Record
 }
 
-// New checks opts: the globs' syntax, the intervals, and the parse options
-// (a logparse layout name or ConversionPattern that does not compile).
+// New checks opts: the globs' syntax, the intervals, the engine name, and the
+// parse options (a logparse layout name or ConversionPattern that does not
+// compile).
 func New(opts Options) (*Follower, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -95,6 +116,7 @@ func New(opts Options) (*Follower, error) {
 		NewSink:      f.newSink,
 		Metrics:      opts.Metrics.forFile,
 		Forget:       opts.Metrics.forget,
+		Engine:       opts.Engine,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("following logs: %w", err)

@@ -192,6 +192,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{},
 		{Globs: []string{"/var/log/[mm2"}},
 		{Globs: []string{"/x"}, Parse: logparse.Options{Layout: "nope"}},
+		{Globs: []string{"/x"}, Engine: "inotify"},
 	} {
 		if _, err := New(o); err == nil {
 			t.Errorf("New(%+v) = nil error", o)
@@ -211,5 +212,45 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached")
 		}
 		<-tick.C
+	}
+}
+
+// TestTailEngine runs the nxadm/tail engine through the same glue: a file
+// missing at start (waiting), read from its start when it appears, a line
+// over the cap (counted, record Truncated), and a pending record sent after
+// the quiet period. The file appears whole (renamed into place), because
+// nxadm/tail only notices writes after it has read a new file to its end.
+func TestTailEngine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "connect.log")
+	m := NewMetrics(nil)
+	r := start(t, Options{Globs: []string{p}, Engine: EngineTail, MaxLineBytes: 1024, Metrics: m,
+		FlushAfter: 50 * time.Millisecond, Parse: logparse.Options{Layout: logparse.LayoutKafka}})
+	if got := testutil.ToFloat64(m.waiting.WithLabelValues(p)); got != 1 {
+		t.Errorf("waiting = %v before the file exists, want 1", got)
+	}
+	long := strings.Replace(warnLine, "orders", strings.Repeat("o", 5000), 1)
+	appendLines(t, p+".tmp", infoLine, long, "\tat "+strings.Repeat("f", 3000), warnLine, "Caused by: "+cause, frame)
+	if err := os.Rename(p+".tmp", p); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		line      int64
+		truncated bool
+		stack     int
+	}{{1, false, 0}, {2, true, 1}, {4, false, 2}} {
+		rec := r.next(t) // the last one only after FlushAfter
+		if rec.Line != want.line || rec.Truncated != want.truncated || len(rec.Stack) != want.stack {
+			t.Errorf("record %d: line %d truncated %v stack %d, want %+v", i, rec.Line, rec.Truncated, len(rec.Stack), want)
+		}
+	}
+	if got := testutil.ToFloat64(m.truncated.WithLabelValues(p)); got != 2 {
+		t.Errorf("truncated lines = %v, want 2", got)
+	}
+	if got := testutil.ToFloat64(m.lines.WithLabelValues(p)); got != 6 {
+		t.Errorf("lines = %v, want 6", got)
+	}
+	if got := testutil.ToFloat64(m.waiting.WithLabelValues(p)); got != 0 {
+		t.Errorf("waiting = %v while following, want 0", got)
 	}
 }

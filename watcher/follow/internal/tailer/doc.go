@@ -5,8 +5,10 @@
 //
 // It reads files with its own bounded reader and gets change notifications
 // from one fsnotify (inotify) instance per Manager, with a periodic stat as a
-// safety net (and as the only mechanism in poll mode). It deliberately does not
-// use github.com/nxadm/tail's follow mode, for three measured reasons:
+// safety net (and as the only mechanism in poll mode). That native engine is
+// the default; an engine built on github.com/nxadm/tail's follow mode can be
+// chosen with Config.Engine (nxadm.go says what it gives up). The native
+// engine deliberately does not use nxadm/tail, for three measured reasons:
 //
 //   - nxadm/tail v1.4.11 calls os.Exit (util.Fatal) from its watcher
 //     goroutines when os.Stat of the followed path fails with anything other

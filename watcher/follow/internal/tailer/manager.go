@@ -3,6 +3,7 @@ package tailer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -46,15 +47,35 @@ type Config struct {
 	NewSink func(path string) Sink
 	// Metrics returns the instruments for one path; nil means none.
 	Metrics func(path string) FileMetrics
+	// Engine is how each file is read: EngineNative ("" too) or
+	// EngineTail.
+	Engine string
 	// Forget is called when a path stops being followed (its file matched
 	// a pattern and has been gone for two expansions), so that its series
 	// can be deleted; nil means nothing to do.
 	Forget func(path string)
 }
 
+// Engines, the values of Config.Engine.
+const (
+	// EngineNative reads each file with this package's bounded reader and
+	// one shared fsnotify watcher on the files' directories.
+	EngineNative = "native"
+	// EngineTail reads each file with a github.com/nxadm/tail follower
+	// (see tailEngine for what that gives up).
+	EngineTail = "tail"
+)
+
 func (c Config) withDefaults() (Config, error) {
 	if err := validateGlobs(c.Globs); err != nil {
 		return c, err
+	}
+	switch c.Engine {
+	case "":
+		c.Engine = EngineNative
+	case EngineNative, EngineTail:
+	default:
+		return c, fmt.Errorf("unknown follower engine %q (want %q or %q)", c.Engine, EngineNative, EngineTail)
 	}
 	if c.NewSink == nil {
 		return c, errors.New("no sink for followed lines")
@@ -121,17 +142,29 @@ func (m *Manager) Run(ctx context.Context) error {
 			w = nil
 		}
 	}
-	n := newNotifier(w, m.log)
-	nctx, stopNotifier := context.WithCancel(context.Background())
-	notifierDone := make(chan struct{})
-	go func() { defer close(notifierDone); n.run(nctx) }()
-	defer func() {
-		stopNotifier()
-		<-notifierDone
+	var eng fileEngine
+	if m.cfg.Engine == EngineTail {
+		// nxadm/tail creates its own process-wide inotify instance and
+		// exits the process when it cannot: the probe above decides
+		// whether it may use inotify at all.
+		eng = &tailEngine{cfg: m.cfg, poll: w == nil}
 		if w != nil {
 			w.Close()
 		}
-	}()
+	} else {
+		n := newNotifier(w, m.log)
+		nctx, stopNotifier := context.WithCancel(context.Background())
+		notifierDone := make(chan struct{})
+		go func() { defer close(notifierDone); n.run(nctx) }()
+		defer func() {
+			stopNotifier()
+			<-notifierDone
+			if w != nil {
+				w.Close()
+			}
+		}()
+		eng = &nativeEngine{cfg: m.cfg, n: n}
+	}
 
 	files := map[string]*running{}
 	var wg sync.WaitGroup
@@ -143,7 +176,7 @@ func (m *Manager) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			defer close(r.done)
-			m.follow(ctx, n, r, startAtEnd, first)
+			m.runFile(ctx, eng, r, startAtEnd, first)
 		}()
 	}
 
@@ -200,44 +233,114 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 }
 
-// follow is the goroutine of one path: it looks at the file when inotify says
-// something changed in its directory, periodically, and when asked to stop.
-func (m *Manager) follow(ctx context.Context, n *notifier, r *running, startAtEnd bool, first *sync.WaitGroup) {
-	log := m.log.With("file", r.path)
-	var fm FileMetrics
-	if m.cfg.Metrics != nil {
-		fm = m.cfg.Metrics(r.path)
+// fileRun is one followed path as an engine sees it: what to read into, the
+// instruments, and the Manager's ready signal.
+type fileRun struct {
+	*running
+	log  *slog.Logger
+	sink Sink
+	m    FileMetrics
+	// startAtEnd is whether a file that exists when following starts is
+	// entered at its end.
+	startAtEnd bool
+	flush      *flushTimer
+	first      *sync.WaitGroup
+}
+
+// markReady tells the Manager that this path has been opened or is being
+// waited for; calls after the first do nothing.
+func (f *fileRun) markReady() {
+	if f.first != nil {
+		f.first.Done()
+		f.first = nil
 	}
-	sink := m.cfg.NewSink(r.path)
-	t := newFileTail(r.path, m.cfg.MaxLineBytes, startAtEnd, log, fm)
+}
+
+// fileEngine reads one path into its sink until ctx is done or the path's
+// stop channel is closed, and then flushes the sink. Globs, the ready signal,
+// retiring gone files and the metric series stay with the Manager; an engine
+// only knows how to read one path.
+type fileEngine interface {
+	follow(ctx context.Context, f *fileRun)
+}
+
+// runFile is the goroutine of one path.
+func (m *Manager) runFile(ctx context.Context, eng fileEngine, r *running, startAtEnd bool, first *sync.WaitGroup) {
+	f := &fileRun{running: r, log: m.log.With("file", r.path), startAtEnd: startAtEnd, first: first}
+	if m.cfg.Metrics != nil {
+		f.m = m.cfg.Metrics(r.path)
+	}
+	f.sink = m.cfg.NewSink(r.path)
+	f.flush = newFlushTimer(m.cfg.FlushAfter, f.sink)
+	defer f.flush.stop()
+	defer f.markReady()
+	eng.follow(ctx, f)
+}
+
+// flushTimer sends a pending multi-line record after a quiet period, the
+// same way for every engine.
+type flushTimer struct {
+	t    *time.Timer
+	d    time.Duration
+	sink Sink
+}
+
+func newFlushTimer(d time.Duration, sink Sink) *flushTimer {
+	t := time.NewTimer(d)
+	t.Stop()
+	return &flushTimer{t: t, d: d, sink: sink}
+}
+
+// lineRead starts the quiet period again after lines reached the sink.
+func (f *flushTimer) lineRead() {
+	if f.sink.Pending() {
+		f.t.Reset(f.d)
+	}
+}
+
+// C fires when the quiet period is over; call fire then.
+func (f *flushTimer) C() <-chan time.Time { return f.t.C }
+
+func (f *flushTimer) fire() {
+	if f.sink.Pending() {
+		f.sink.Flush()
+	}
+}
+
+func (f *flushTimer) stop() { f.t.Stop() }
+
+// nativeEngine reads files with fileTail, woken by the notifier.
+type nativeEngine struct {
+	cfg Config
+	n   *notifier
+}
+
+// follow looks at the file when inotify says something changed in its
+// directory, periodically, and when asked to stop.
+func (e *nativeEngine) follow(ctx context.Context, f *fileRun) {
+	t := newFileTail(f.path, e.cfg.MaxLineBytes, f.startAtEnd, f.log, f.m)
+	sink := f.sink
 
 	wake := make(chan struct{}, 1)
-	n.add(r.path, wake)
-	defer n.remove(r.path, wake)
-	interval := m.cfg.PollInterval
-	if n.w != nil {
+	e.n.add(f.path, wake)
+	defer e.n.remove(f.path, wake)
+	interval := e.cfg.PollInterval
+	if e.n.w != nil {
 		interval *= 4
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
-	flush := time.NewTimer(m.cfg.FlushAfter)
-	flush.Stop()
-	defer flush.Stop()
-	dir := filepath.Dir(filepath.Clean(r.path))
+	dir := filepath.Dir(filepath.Clean(f.path))
 
 	look := func() {
 		t.poll(sink)
 		if t.readLine {
 			t.readLine = false
-			if sink.Pending() {
-				flush.Reset(m.cfg.FlushAfter)
-			}
+			f.flush.lineRead()
 		}
 	}
 	look()
-	if first != nil {
-		first.Done()
-	}
+	f.markReady()
 	for {
 		select {
 		case <-ctx.Done():
@@ -246,7 +349,7 @@ func (m *Manager) follow(ctx context.Context, n *notifier, r *running, startAtEn
 			t.close()
 			sink.Flush()
 			return
-		case <-r.stop:
+		case <-f.stop:
 			look()
 			t.closeFile(sink)
 			sink.Flush()
@@ -254,12 +357,10 @@ func (m *Manager) follow(ctx context.Context, n *notifier, r *running, startAtEn
 		case <-wake:
 			look()
 		case <-tick.C:
-			n.ensure(dir)
+			e.n.ensure(dir)
 			look()
-		case <-flush.C:
-			if sink.Pending() {
-				sink.Flush()
-			}
+		case <-f.flush.C():
+			f.flush.fire()
 		}
 	}
 }
