@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/mm2-watchdog/mm2-watchdog/detectors/liveness"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/parity"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/cluster"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
@@ -28,6 +29,7 @@ type clusterFlags struct {
 	targetTemplate string
 	stallWindow    time.Duration
 	timeout        time.Duration
+	live           livenessFlags
 }
 
 func (c *clusterFlags) register(fs *flag.FlagSet) {
@@ -35,6 +37,7 @@ func (c *clusterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.targetTemplate, "target-topic-template", "", "target topic name for a custom replication.policy.class the watchdog does not know, e.g. '{source}.{topic}' or '{topic}'")
 	fs.DurationVar(&c.stallWindow, "stall-window", 5*time.Minute, "replication-stalled fires when a source end offset moves for this long while the target end offset does not")
 	fs.DurationVar(&c.timeout, "cluster-timeout", 30*time.Second, "time limit of one snapshot of a cluster")
+	c.live.register(fs)
 }
 
 // loadConfig reads and validates the MM2 properties file.
@@ -61,8 +64,12 @@ type clusterRunner struct {
 	logger   *slog.Logger
 	trigger  chan struct{}
 
-	mu   sync.Mutex
-	last *parity.Result
+	live        *liveness.Checker
+	liveMetrics *liveness.Metrics // nil in check
+
+	mu       sync.Mutex
+	last     *parity.Result
+	lastLive *liveness.Result
 }
 
 // newClusterRunner builds (but does not connect) a client per alias used by
@@ -73,6 +80,7 @@ func newClusterRunner(cfg *mm2config.Config, opts clusterFlags, grace func(*mm2c
 		opts:    opts,
 		clients: map[string]*cluster.Client{},
 		checker: parity.New(parity.Options{StallWindow: opts.stallWindow, MissingGrace: grace}),
+		live:    newLivenessChecker(opts.live, opts.timeout, logger),
 		logger:  logger,
 		trigger: make(chan struct{}, 1),
 	}
@@ -152,6 +160,7 @@ func (r *clusterRunner) round(ctx context.Context) (parity.Round, *parity.Result
 	t0 := time.Now()
 	res := r.checker.Check(ctx, round, parity.ClientTimer{Clients: r.clients})
 	r.observe("parity", t0)
+	r.checkLiveness(ctx, round, res)
 	r.observe("round", start)
 	if r.metrics != nil {
 		r.metrics.Publish(round, res)
@@ -219,10 +228,12 @@ func checkDurationMetric(reg prometheus.Registerer) *prometheus.HistogramVec {
 func checkCommand(ctx context.Context, args []string, e env) int {
 	fs := newFlagSet("check", e.stderr, "check --mm2-config FILE [flags]")
 	var (
-		cf  clusterFlags
-		out reportFlags
+		cf     clusterFlags
+		out    reportFlags
+		groups bool
 	)
 	cf.register(fs)
+	fs.BoolVar(&groups, "groups", false, "also print the cut-over readiness of every consumer group (text table, or one JSON object per group with \"kind\":\"group\")")
 	out.register(fs)
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -260,8 +271,21 @@ func checkCommand(ctx context.Context, args []string, e env) int {
 	if out.format == "text" {
 		writeParityTable(e.stdout, res)
 		fmt.Fprintln(e.stdout)
+		writeHeartbeatTable(e.stdout, r.lastLiveness())
+		fmt.Fprintln(e.stdout)
+		if groups {
+			writeGroupsTable(e.stdout, r.lastLiveness())
+			fmt.Fprintln(e.stdout)
+		}
 	}
-	return out.print(e, findings, threshold)
+	code := out.print(e, findings, threshold)
+	if groups && out.format == "json" {
+		if err := writeGroupsJSON(e.stdout, r.lastLiveness()); err != nil {
+			fmt.Fprintf(e.stderr, "mm2-watchdog check: writing the groups: %v\n", err)
+			return exitUsage
+		}
+	}
+	return code
 }
 
 // writeParityTable prints, per flow, one row per mirrored topic.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mm2-watchdog/mm2-watchdog/alerts"
 	slacknotify "github.com/mm2-watchdog/mm2-watchdog/alerts/slack"
+	"github.com/mm2-watchdog/mm2-watchdog/detectors/liveness"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/logrules"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/parity"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher"
@@ -62,7 +63,7 @@ func registerRunFlags(fs *flag.FlagSet, o *runOptions) (webhookFile, tokenFile *
 	fs.IntVar(&o.maxLine, "max-line-bytes", 64<<10, "longest log line kept, in bytes; the rest of a longer line is dropped and counted in mm2_watchdog_log_truncated_lines_total")
 	o.log.register(fs)
 	o.rules.register(fs)
-	fs.StringVar(&o.listen, "listen", defaultListen, "HTTP address for /metrics, /healthz, /readyz and /api/findings")
+	fs.StringVar(&o.listen, "listen", defaultListen, "HTTP address for /metrics, /healthz, /readyz, /api/findings and /api/groups")
 	fs.StringVar(&o.slackWebhookURL, "slack-webhook-url", "", "Slack incoming webhook URL (secret)")
 	webhookFile = fs.String("slack-webhook-url-file", "", "file holding the Slack incoming webhook URL")
 	fs.StringVar(&o.slackToken, "slack-token", "", "Slack bot token xoxb-… (secret); needs --slack-channel")
@@ -193,6 +194,7 @@ func newDaemon(o runOptions, getenv func(string) (string, bool), logger *slog.Lo
 			return nil, err
 		}
 		checks.metrics = parity.NewMetrics(reg)
+		checks.liveMetrics = liveness.NewMetrics(reg, o.cluster.live.maxGroups)
 		checks.duration = checkDurationMetric(reg)
 	}
 	disp := alerts.NewDispatcher(notifier, am, o.alerts, logger.With("component", "notify"))
@@ -217,6 +219,9 @@ func ruleSeverities() []alerts.RuleSeverity {
 		out = append(out, alerts.RuleSeverity{Rule: r.ID, Severity: r.Severity})
 	}
 	for _, r := range parity.Rules() {
+		out = append(out, alerts.RuleSeverity{Rule: r.ID, Severity: r.Severity})
+	}
+	for _, r := range liveness.Rules() {
 		out = append(out, alerts.RuleSeverity{Rule: r.ID, Severity: r.Severity})
 	}
 	return out
@@ -358,7 +363,7 @@ func (d *daemon) run(ctx context.Context) error {
 	return runErr
 }
 
-// handler serves /metrics, /healthz, /readyz and /api/findings.
+// handler serves /metrics, /healthz, /readyz, /api/findings and /api/groups.
 func (d *daemon) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(d.reg, promhttp.HandlerOpts{Registry: d.reg}))
@@ -373,6 +378,7 @@ func (d *daemon) handler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
+	mux.HandleFunc("/api/groups", d.serveGroups)
 	mux.HandleFunc("/api/findings", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		active := d.state.Active()

@@ -1,0 +1,200 @@
+package liveness
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+const (
+	cpTopic   = "kafka.checkpoints.internal"
+	syncTopic = "mm2-offset-syncs.vast.internal"
+)
+
+// groupPair sets up the cut-over example: orders on kafka has 3 partitions
+// with 318, 182 and 0 records; group billing committed 318 on partition 0
+// and 182 on partition 1 and never committed partition 2. MM2 synced
+// partition 0 at 318 -> 318 but partition 1 only at 0 -> 0, so the
+// checkpoints translate 318 -> 318 and 182 -> 1.
+func groupPair(t *testing.T) (src, tgt *kafkaCluster) {
+	t.Helper()
+	src, tgt = newKafka(t, "kafka"), newKafka(t, "vast")
+	src.createTopic(t, "orders", 3)
+	src.createTopic(t, "audit", 1)
+	src.createTopic(t, syncTopic, 1)
+	tgt.createTopic(t, cpTopic, 1)
+	src.fill(t, "orders", 0, 318)
+	src.fill(t, "orders", 1, 182)
+	src.fill(t, "audit", 0, 5)
+	src.commit(t, "billing", "orders", map[int32]int64{0: 318, 1: 182})
+	src.commit(t, "console-consumer-4711", "orders", map[int32]int64{0: 10})
+	src.write(t,
+		offsetSync(syncTopic, "orders", 0, 0, 0),
+		offsetSync(syncTopic, "orders", 1, 0, 0),
+		offsetSync(syncTopic, "orders", 0, 318, 318),
+	)
+	tgt.write(t,
+		checkpoint(cpTopic, "billing", "kafka.orders", 0, 300, 301, t0.Add(-2*time.Minute)),
+		checkpoint(cpTopic, "billing", "kafka.orders", 0, 318, 318, t0.Add(-time.Minute)),
+		checkpoint(cpTopic, "billing", "kafka.orders", 1, 182, 1, t0.Add(-time.Minute)),
+	)
+	return src, tgt
+}
+
+func flowGroups(t *testing.T, res *Result, source, target string) FlowGroups {
+	t.Helper()
+	for _, fg := range res.Groups {
+		if fg.Source == source && fg.Target == target {
+			return fg
+		}
+	}
+	t.Fatalf("no groups for %s->%s: %+v", source, target, res.Groups)
+	return FlowGroups{}
+}
+
+func TestCutoverReadiness(t *testing.T) {
+	src, tgt := groupPair(t)
+	cfg := parseConfig(t, pairConfig(src, tgt, "kafka->vast.topics = orders", "emit.heartbeats.enabled = false"))
+	res := check(t, New(Options{}), cfg, t0, src, tgt)
+	fg := flowGroups(t, res, "kafka", "vast")
+	if fg.Unknown != "" || fg.SyncsUnknown != "" {
+		t.Fatalf("flow unknown: %+v", fg)
+	}
+	if len(fg.Groups) != 1 || fg.Groups[0].Group != "billing" {
+		t.Fatalf("groups %+v, want only billing (console-consumer-* is excluded by default)", fg.Groups)
+	}
+	g := fg.Groups[0]
+	if !g.Ready || g.Status != GroupReady || g.Committed != 2 || g.Checkpointed != 2 || g.Reread != 181 || g.RereadAtLeast {
+		t.Errorf("group %+v, want ready with 181 records to re-read", g)
+	}
+	if !g.LastCheckpoint.Equal(t0.Add(-time.Minute)) {
+		t.Errorf("last checkpoint %v", g.LastCheckpoint)
+	}
+	type row struct {
+		p                 int32
+		committed, up, dn int64
+		resumes, reread   int64
+		status            string
+	}
+	var got []row
+	for _, p := range g.Partitions {
+		if p.Topic != "orders" || p.TargetTopic != "kafka.orders" {
+			t.Errorf("partition topics %+v", p)
+		}
+		got = append(got, row{p.Partition, p.Committed, p.CheckpointUpstream, p.CheckpointDownstream, p.Resumes, p.Reread, p.Status})
+	}
+	want := []row{
+		{0, 318, 318, 318, 318, 0, PartitionOK},
+		{1, 182, 182, 1, 1, 181, PartitionRereads},
+		{2, -1, -1, -1, -1, -1, PartitionUncommitted},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("table\n got %+v\nwant %+v", got, want)
+	}
+
+	// Offset-sync lag: partition 0 synced at its last record, partition 1
+	// 181 records behind, partition 2 empty and never synced.
+	var lag *SyncLagRow
+	for i := range res.SyncLag {
+		if res.SyncLag[i].Topic == "orders" {
+			lag = &res.SyncLag[i]
+		}
+	}
+	if lag == nil || lag.Lag != 181 || lag.Partitions != 3 || lag.Unsynced != 1 || lag.OffsetLagMax != 100 {
+		t.Errorf("orders lag %+v", lag)
+	}
+	for _, l := range res.SyncLag {
+		if l.Topic == "audit" {
+			t.Errorf("audit is not mirrored but has a lag row")
+		}
+	}
+}
+
+// TestCutoverNotReady: a partition committed without a checkpoint makes the
+// group not ready; a missing offset-sync makes the re-read a lower bound.
+func TestCutoverNotReady(t *testing.T) {
+	src, tgt := groupPair(t)
+	src.commit(t, "billing", "orders", map[int32]int64{2: 0})
+	src.commit(t, "fresh", "orders", map[int32]int64{0: 5})
+	cfg := parseConfig(t, pairConfig(src, tgt, "emit.heartbeats.enabled = false", "offset-syncs.topic.location = target"))
+	res := check(t, New(Options{}), cfg, t0, src, tgt)
+	fg := flowGroups(t, res, "kafka", "vast")
+	if len(fg.Groups) != 2 {
+		t.Fatalf("groups %+v", fg.Groups)
+	}
+	billing, fresh := fg.Groups[0], fg.Groups[1]
+	if billing.Ready || billing.Status != GroupNotReady || billing.Committed != 3 || billing.Checkpointed != 2 {
+		t.Errorf("billing %+v", billing)
+	}
+	// offset-syncs now live on vast, where there are none: translation
+	// cannot be reconstructed, Reread counts only the checkpoint lag.
+	if !billing.RereadAtLeast || billing.Reread != 0 {
+		t.Errorf("billing re-read %d (at least %t), want a lower bound of 0", billing.Reread, billing.RereadAtLeast)
+	}
+	if fresh.Status != GroupNotReady || fresh.LastCheckpoint != (time.Time{}) {
+		t.Errorf("fresh %+v", fresh)
+	}
+	if len(byRule(res, RuleCheckpointStalled)) != 0 {
+		t.Errorf("one round cannot see a stall: %v", findings(res))
+	}
+}
+
+// TestCheckpointStalled: the group commits on the source, its checkpoints
+// stop; after the window checkpoint-stalled fires, and resolves when a new
+// checkpoint arrives. Malformed checkpoints are counted, not fatal.
+func TestCheckpointStalled(t *testing.T) {
+	src, tgt := groupPair(t)
+	tgt.write(t, &kgo.Record{Topic: cpTopic, Key: []byte{0, 7, 'b'}, Value: []byte{0, 0}, Timestamp: t0})
+	cfg := parseConfig(t, pairConfig(src, tgt, "emit.heartbeats.enabled = false"))
+	c := New(Options{})
+	stalled := func(res *Result) []string {
+		var out []string
+		for _, f := range byRule(res, RuleCheckpointStalled) {
+			out = append(out, f.Group)
+		}
+		return out
+	}
+
+	res := check(t, c, cfg, t0, src, tgt)
+	if got := stalled(res); len(got) != 0 {
+		t.Fatalf("round 1: %v", got)
+	}
+	var bad int
+	for _, m := range res.Malformed {
+		if m.Topic == cpTopic {
+			bad = m.Records
+		}
+	}
+	if bad != 1 {
+		t.Errorf("malformed checkpoints %d, want 1 (%+v)", bad, res.Malformed)
+	}
+	src.fill(t, "orders", 1, 20)
+	src.commit(t, "billing", "orders", map[int32]int64{1: 200})
+	res = check(t, c, cfg, t0.Add(time.Minute), src, tgt)
+	if got := stalled(res); len(got) != 0 {
+		t.Fatalf("round 2 (commit moved, window not over): %v", got)
+	}
+	res = check(t, c, cfg, t0.Add(5*time.Minute), src, tgt)
+	if got := stalled(res); len(got) != 0 {
+		t.Fatalf("round 3 (4 minutes): %v", got)
+	}
+	res = check(t, c, cfg, t0.Add(6*time.Minute+time.Second), src, tgt)
+	got := byRule(res, RuleCheckpointStalled)
+	if len(got) != 1 || got[0].Group != "billing" || got[0].Severity != "warning" {
+		t.Fatalf("round 4: %v", findings(res))
+	}
+	if got[0].Values["checkpoint_age_seconds"] != int64(421) || got[0].Values["window_seconds"] != int64(300) {
+		t.Errorf("values %v", got[0].Values)
+	}
+	if g := flowGroups(t, res, "kafka", "vast").Groups[0]; g.Reread != 18+181 {
+		t.Errorf("re-read after the commit moved: %d, want 199", g.Reread)
+	}
+
+	tgt.write(t, checkpoint(cpTopic, "billing", "kafka.orders", 1, 200, 1, t0.Add(6*time.Minute+30*time.Second)))
+	res = check(t, c, cfg, t0.Add(7*time.Minute), src, tgt)
+	if got := stalled(res); len(got) != 0 {
+		t.Errorf("after a new checkpoint: %v", got)
+	}
+}
