@@ -80,8 +80,8 @@ func newClusterRunner(cfg *mm2config.Config, opts clusterFlags, grace func(*mm2c
 		opts:    opts,
 		clients: map[string]*cluster.Client{},
 		checker: parity.New(parity.Options{StallWindow: opts.stallWindow, MissingGrace: grace}),
-		live:    newLivenessChecker(opts.live, opts.timeout, logger),
-		logger:  logger,
+		live:    newLivenessChecker(opts.live, opts.timeout, logger.With("component", "liveness")),
+		logger:  logger.With("component", "checks"),
 		trigger: make(chan struct{}, 1),
 	}
 	for _, alias := range usedAliases(cfg) {

@@ -190,7 +190,7 @@ func newDaemon(o runOptions, getenv func(string) (string, bool), logger *slog.Lo
 		for _, w := range cfg.Warnings {
 			logger.Warn("MM2 config", "warning", w.String())
 		}
-		if checks, err = newClusterRunner(cfg, o.cluster, nil, logger.With("component", "checks")); err != nil {
+		if checks, err = newClusterRunner(cfg, o.cluster, nil, logger); err != nil {
 			return nil, err
 		}
 		checks.metrics = parity.NewMetrics(reg)
@@ -287,7 +287,7 @@ func (d *daemon) run(ctx context.Context) error {
 			FlushAfter:   d.opts.flushAfter,
 			MaxLineBytes: d.opts.maxLine,
 			Parse:        popts,
-			Logger:       d.logger.With("component", "follow"),
+			Logger:       d.logger, // follow names itself
 			Metrics:      d.follow,
 		}
 		f, err := follow.New(fopts)
