@@ -175,6 +175,11 @@ func TestRunClusterChecks(t *testing.T) {
 	})
 	waitFor(t, "unmirrored partitions in Slack", func() bool { return slack.count("unmirrored-partitions") >= 1 })
 	assertReadmeMetrics(t, base)
+	// run lints the MM2 config once at start: config sync left on for a
+	// target without IncrementalAlterConfigs is an alert like any other.
+	if _, b := httpGet(t, base+"/api/findings"); !strings.Contains(b, `"rule":"lint-config-sync"`) {
+		t.Errorf("/api/findings lacks the lint finding: %s", b)
+	}
 
 	// Repair: recreate the target topic with 6 partitions.
 	adm, err := kgo.NewClient(kgo.SeedBrokers(tgt.ListenAddrs()...))

@@ -20,6 +20,8 @@ import (
 
 	"github.com/mm2-watchdog/mm2-watchdog/alerts"
 	slacknotify "github.com/mm2-watchdog/mm2-watchdog/alerts/slack"
+	"github.com/mm2-watchdog/mm2-watchdog/detectors"
+	"github.com/mm2-watchdog/mm2-watchdog/detectors/lint"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/liveness"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/logrules"
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/parity"
@@ -32,13 +34,15 @@ const defaultListen = ":9464"
 
 // runOptions is everything run needs, parsed and validated.
 type runOptions struct {
-	logs       []string
-	fromStart  bool
-	poll       bool
-	flushAfter time.Duration
-	maxLine    int
-	log        logFlags
-	rules      ruleFlags
+	logs           []string
+	fromStart      bool
+	poll           bool
+	followEngine   string
+	lintMM2Version int
+	flushAfter     time.Duration
+	maxLine        int
+	log            logFlags
+	rules          ruleFlags
 
 	listen string
 
@@ -59,6 +63,8 @@ func registerRunFlags(fs *flag.FlagSet, o *runOptions) (webhookFile, tokenFile *
 	fs.Var((*stringList)(&o.logs), "log", "MM2 worker log to follow, by name through rotation (repeatable; globs; a path that does not exist yet is waited for)")
 	fs.BoolVar(&o.fromStart, "from-start", false, "read followed logs from the beginning instead of the end (replays history)")
 	fs.BoolVar(&o.poll, "poll", false, "poll files for changes instead of inotify (for NFS or overlay filesystems)")
+	fs.StringVar(&o.followEngine, "follow-engine", follow.EngineNative, "how logs are followed: native (drains renamed files, bounded memory, never exits the process) or tail (github.com/nxadm/tail; may lose lines at rotation)")
+	fs.IntVar(&o.lintMM2Version, "mm2-version", 4, "major MM2 version the MM2 config is linted for at start (3 or 4)")
 	fs.DurationVar(&o.flushAfter, "flush-after", 2*time.Second, "hand over a pending multi-line record after this quiet time")
 	fs.IntVar(&o.maxLine, "max-line-bytes", 64<<10, "longest log line kept, in bytes; the rest of a longer line is dropped and counted in mm2_watchdog_log_truncated_lines_total")
 	o.log.register(fs)
@@ -160,7 +166,8 @@ type daemon struct {
 	state    *alerts.State
 	dispatch *alerts.Dispatcher
 	follow   *follow.Metrics
-	checks   *clusterRunner // nil without --mm2-config
+	checks   *clusterRunner      // nil without --mm2-config
+	lint     []detectors.Finding // lint findings of the MM2 config, reported at start
 	ready    readiness
 	addr     chan string // receives the bound HTTP address once listening
 }
@@ -182,6 +189,7 @@ func newDaemon(o runOptions, getenv func(string) (string, bool), logger *slog.Lo
 		return nil, err
 	}
 	var checks *clusterRunner
+	var lintFindings []detectors.Finding
 	if o.cluster.mm2Config != "" {
 		cfg, err := o.cluster.loadConfig(getenv)
 		if err != nil {
@@ -189,6 +197,14 @@ func newDaemon(o runOptions, getenv func(string) (string, bool), logger *slog.Lo
 		}
 		for _, w := range cfg.Warnings {
 			logger.Warn("MM2 config", "warning", w.String())
+		}
+		// Lint once at start with the default profile (every flow target
+		// limited unless the file says otherwise); warnings and criticals
+		// become alerts like any other finding.
+		for _, f := range lint.Check(cfg, lint.Options{MM2Version: o.lintMM2Version}) {
+			if f.Severity.Rank() >= detectors.Warning.Rank() {
+				lintFindings = append(lintFindings, f)
+			}
 		}
 		if checks, err = newClusterRunner(cfg, o.cluster, nil, logger); err != nil {
 			return nil, err
@@ -200,6 +216,7 @@ func newDaemon(o runOptions, getenv func(string) (string, bool), logger *slog.Lo
 	disp := alerts.NewDispatcher(notifier, am, o.alerts, logger.With("component", "notify"))
 	d := &daemon{
 		checks:   checks,
+		lint:     lintFindings,
 		opts:     o,
 		logger:   logger,
 		reg:      reg,
@@ -217,6 +234,13 @@ func ruleSeverities() []alerts.RuleSeverity {
 	var out []alerts.RuleSeverity
 	for _, r := range logrules.Rules() {
 		out = append(out, alerts.RuleSeverity{Rule: r.ID, Severity: r.Severity})
+	}
+	for _, r := range lint.Rules() {
+		for _, sev := range []detectors.Severity{detectors.Critical, detectors.Warning} {
+			if sev == r.Severity || strings.Contains(r.Severities, string(sev)) {
+				out = append(out, alerts.RuleSeverity{Rule: r.ID, Severity: sev})
+			}
+		}
 	}
 	for _, r := range parity.Rules() {
 		out = append(out, alerts.RuleSeverity{Rule: r.ID, Severity: r.Severity})
@@ -275,6 +299,7 @@ func (d *daemon) run(ctx context.Context) error {
 	dispatchDone := make(chan error, 1)
 	go func() { dispatchDone <- d.dispatch.Run(dispatchCtx) }()
 
+	d.state.Sync("lint", d.lint)
 	g, gctx := errgroup.WithContext(ctx)
 	records := make(chan *watcher.Record, 1024)
 	if len(d.opts.logs) > 0 {
@@ -285,6 +310,7 @@ func (d *daemon) run(ctx context.Context) error {
 			FromStart:    d.opts.fromStart,
 			Poll:         d.opts.poll,
 			FlushAfter:   d.opts.flushAfter,
+			Engine:       d.opts.followEngine,
 			MaxLineBytes: d.opts.maxLine,
 			Parse:        popts,
 			Logger:       d.logger, // follow names itself
