@@ -58,6 +58,8 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return checkCommand(ctx, rest, e)
 	case "lint":
 		return lintCommand(ctx, rest, e)
+	case "demo":
+		return demoCommand(ctx, rest, e)
 	case "version", "--version", "-version":
 		printVersion(stdout)
 		return exitOK
@@ -79,6 +81,7 @@ Usage:
   mm2-watchdog scan  [--format text|json] [--fail-on SEVERITY] FILE...   (FILE may be .gz or - for stdin)
   mm2-watchdog check --mm2-config FILE [--format text|json] [--fail-on SEVERITY]
   mm2-watchdog lint  [--limited ALIAS] [--probe] [--mm2-version 3|4] MM2_PROPERTIES
+  mm2-watchdog demo  [--listen ADDR] [--duration D] [--pace F]   (no Kafka needed: in-process clusters and a simulated MM2)
   mm2-watchdog version
 
 Run "mm2-watchdog COMMAND -h" for the flags of a command. Every flag can also be
