@@ -52,11 +52,17 @@ type Engine struct {
 	rows []Rule
 	// causes are the Cause rows, in priority order.
 	causes []*Rule
+	// plans are the rows that apply to each record level, with their
+	// prefilter automaton; indexed by planIndex.
+	plans [numPlans]levelPlan
 
 	byID map[string]*entry
 	lru  *list.List // of *entry; front = most recently seen
 	// recent are the entries that may still absorb a linked line.
 	recent []*entry
+	// tasks are the entries of kind kindTask in byID (in no order), which the
+	// frequent "task started" signals search instead of every entry.
+	tasks []*entry
 
 	missing   map[string]*missingState // by "source->target"
 	rebalance map[string][]time.Time   // by group and flow
@@ -111,53 +117,95 @@ func New(opts Options) *Engine {
 			e.causes = append(e.causes, &e.rows[i])
 		}
 	}
+	for i, lv := range [numPlans]levelMask{planTrace: lvTrace, planDebug: lvDebug, planInfo: lvInfo, planWarn: lvWarn, planError: lvError, planAny: lvAll} {
+		p, err := newPlan(e.rows, lv)
+		if err != nil {
+			// The table is fixed at compile time; TestPrefilterPlans builds it.
+			panic("logrules: " + err.Error())
+		}
+		e.plans[i] = p
+	}
 	return e
 }
 
 // Observe applies the rules to one record and returns the findings it
 // produced or updated, already folded with earlier repeats (Count, FirstSeen,
 // LastSeen), and findings whose condition ended (Recovered set). It returns
-// nil for records that match nothing; those cost a few substring searches and
-// no allocation. It does no I/O. rec must not be nil.
+// nil for records that match nothing; those cost one pass over the message
+// (and, for a warning or error, over the exception lines of its stack) and no
+// allocation. It does no I/O. rec must not be nil.
+//
+// Rows are tried in table order and the first whose prefilter, logger and
+// pattern match wins; a single-pass search for the prefilters of every row
+// that applies to the record's level picks the rows worth trying.
 func (e *Engine) Observe(rec *watcher.Record) []detectors.Finding {
+	r, idx, causeGroups := e.pick(rec)
+	if r == nil {
+		return nil
+	}
+	return e.fire(r, rec, idx, causeGroups)
+}
+
+// pick returns the row that applies to rec, or nil: the first message row (in
+// table order) whose level, prefilter, logger and pattern match, with the
+// pattern's submatch indexes; else, for a warning or error, the first
+// standalone cause row whose prefilter occurs in the message or an exception
+// line of the stack and whose pattern matches, with its groups.
+func (e *Engine) pick(rec *watcher.Record) (*Rule, []int, map[string]string) {
 	lv := levelOf(rec.Level)
 	known := lv != 0
 	if !known {
 		lv = lvAll
 	}
+	p := &e.plans[planIndex(lv)]
+	if p.m == nil {
+		return nil, nil, nil
+	}
 	msg := rec.Message
-	for i := range e.rows {
-		r := &e.rows[i]
-		if r.Cause || r.levels&lv == 0 || !strings.Contains(msg, r.Prefilter) {
-			continue
-		}
-		if r.Logger != "" && rec.Logger != "" && !strings.HasSuffix(rec.Logger, r.Logger) {
-			continue
-		}
-		var m []int
-		if r.re != nil {
-			if m = r.re.FindStringSubmatchIndex(msg); m == nil {
+	var hit litSet
+	p.m.scan(msg, &hit)
+	if hit.meets(&p.rowLits) {
+		for _, pr := range p.rows {
+			if !hit.has(pr.lit) {
 				continue
 			}
+			r := pr.r
+			if r.Logger != "" && rec.Logger != "" && !strings.HasSuffix(rec.Logger, r.Logger) {
+				continue
+			}
+			var m []int
+			if r.re != nil {
+				if !pr.mayMatch(msg) {
+					continue
+				}
+				if m = r.re.FindStringSubmatchIndex(msg); m == nil {
+					continue
+				}
+			}
+			return r, m, nil
 		}
-		return e.fire(r, rec, m, nil)
 	}
 	// A warning or error that no message row knows, whose exception names a
 	// cause with its own rule.
-	if lv&(lvWarn|lvError) != 0 && (known || len(rec.Stack) > 0) {
-		for _, c := range e.causes {
-			if !c.standalone || c.levels&lv == 0 {
+	if len(p.causes) > 0 && lv&(lvWarn|lvError) != 0 && (known || len(rec.Stack) > 0) {
+		for _, l := range rec.Stack {
+			if !isFrame(l) {
+				p.m.scan(l, &hit)
+			}
+		}
+		if !hit.meets(&p.causeLits) {
+			return nil, nil, nil
+		}
+		for _, pc := range p.causes {
+			if !hit.has(pc.lit) {
 				continue
 			}
-			if _, ok := findInException(msg, rec.Stack, c.Prefilter); !ok {
-				continue
-			}
-			if g, ok := causeMatch(c, rec.Message, rec.Stack); ok {
-				return e.fire(c, rec, nil, g)
+			if g, ok := causeMatch(pc.r, rec.Message, rec.Stack); ok {
+				return pc.r, nil, g
 			}
 		}
 	}
-	return nil
+	return nil, nil, nil
 }
 
 // Findings returns every folded finding kept so far (recovered ones
@@ -192,13 +240,41 @@ type match struct {
 	at     attrs
 	f      detectors.Finding
 	groups map[string]string
+	// idx is the message row's submatch indexes; groups is left nil for
+	// rows whose handler reads its groups with group.
+	idx []int
+}
+
+// group returns the named group of the match: from groups when they were
+// built, else read from the submatch indexes without building the map.
+func (mt *match) group(name string) string {
+	if mt.groups != nil {
+		return mt.groups[name]
+	}
+	return groupOf(mt.origin.re, mt.rec.Message, mt.idx, name)
 }
 
 // fire turns a row's hit into findings. idx is the row's match on the message;
 // causeGroups, for a Cause row, the groups its pattern found in the exception.
 func (e *Engine) fire(r *Rule, rec *watcher.Record, idx []int, causeGroups map[string]string) []detectors.Finding {
+	if r.handler == hAliases {
+		// A good share of a healthy log: learn its aliases without building
+		// a match.
+		at := attribute(rec)
+		e.learnFlow(at.source, at.target)
+		if src, tgt, _, ok := splitFlow(groupOf(r.re, rec.Message, idx, "flow")); ok {
+			e.learnFlow(src, tgt)
+		}
+		e.learnAlias(groupOf(r.re, rec.Message, idx, "source"))
+		return nil
+	}
 	mt := &match{rec: rec, origin: r, row: r, id: r.ID, sev: r.Severity, kind: r.kind}
-	mt.groups = groupsOf(r.re, rec.Message, idx)
+	mt.idx = idx
+	if r.handler != hReplicating {
+		// One line per task start in a real log, but frequent: it reads two
+		// groups with group and needs no map.
+		mt.groups = groupsOf(r.re, rec.Message, idx)
+	}
 	if r.Cause {
 		mt.groups = causeGroups
 	}
@@ -215,12 +291,6 @@ func (e *Engine) fire(r *Rule, rec *watcher.Record, idx []int, causeGroups map[s
 		return e.onTaskStart(mt)
 	case hRefreshDone:
 		return e.onRefreshDone(mt)
-	case hAliases:
-		if src, tgt, _, ok := splitFlow(mt.groups["flow"]); ok {
-			e.learnFlow(src, tgt)
-		}
-		e.learnAlias(mt.groups["source"])
-		return nil
 	case hMissing:
 		return e.onMissing(mt)
 	case hRebalance:
@@ -470,12 +540,18 @@ func (e *Engine) add(mt *match, topics []string) *entry {
 	ent.addTopics(topics)
 	ent.render()
 	e.byID[id] = ent
+	if ent.kind == kindTask {
+		e.tasks = append(e.tasks, ent)
+	}
 	ent.elem = e.lru.PushFront(ent)
 	e.remember(ent)
 	for e.lru.Len() > e.opts.MaxTracked {
 		old := e.lru.Remove(e.lru.Back()).(*entry)
 		old.evicted = true
 		delete(e.byID, old.f.Identity())
+		if old.kind == kindTask {
+			e.dropTask(old)
+		}
 	}
 	return ent
 }
@@ -656,6 +732,19 @@ func (e *Engine) resolve(ent *entry, rec *watcher.Record, out []detectors.Findin
 	return append(out, c)
 }
 
+// dropTask removes an evicted entry from e.tasks.
+func (e *Engine) dropTask(ent *entry) {
+	for i, t := range e.tasks {
+		if t == ent {
+			last := len(e.tasks) - 1
+			e.tasks[i] = e.tasks[last]
+			e.tasks[last] = nil
+			e.tasks = e.tasks[:last]
+			return
+		}
+	}
+}
+
 // notBefore reports whether a record at t may end a condition last seen at last.
 func notBefore(t, last time.Time) bool { return t.IsZero() || last.IsZero() || !t.Before(last) }
 
@@ -699,9 +788,9 @@ func (e *Engine) onTaskStart(mt *match) []detectors.Finding {
 func (e *Engine) taskStarted(a attrs, rec *watcher.Record) []detectors.Finding {
 	var hits []*entry
 	flows := map[string]bool{}
-	for _, ent := range e.byID {
+	for _, ent := range e.tasks {
 		f := &ent.f
-		if ent.kind != kindTask || ent.recovered || f.Task == nil || *f.Task != a.task || f.Connector != a.connector {
+		if ent.recovered || f.Task == nil || *f.Task != a.task || f.Connector != a.connector {
 			continue
 		}
 		if a.source != "" && !(fits(f.Source, a.source) && fits(f.Target, a.target)) {
@@ -850,7 +939,7 @@ func (e *Engine) onRebalance(mt *match) []detectors.Finding {
 // […]": the task runs (ends its failures), its flow is remembered for lines
 // that do not carry it, and the topic names are checked for a loop.
 func (e *Engine) onReplicating(mt *match) []detectors.Finding {
-	src, tgt, _, _ := splitFlow(mt.groups["flow"])
+	src, tgt, _, _ := splitFlow(mt.group("flow"))
 	e.learnFlow(src, tgt)
 	a := attrs{}
 	if name, _, ok := strings.Cut(mt.rec.Message, " "); ok {
@@ -864,16 +953,18 @@ func (e *Engine) onReplicating(mt *match) []detectors.Finding {
 	var out []detectors.Finding
 	if a.hasTask {
 		a.setFlow(src, tgt)
-		e.rememberTaskFlow(a.connector, a.task, src+"->"+tgt)
+		e.rememberTaskFlow(a.connector, a.task, src, tgt)
 		out = e.taskStarted(a, mt.rec)
 	}
 	return append(out, e.onTopicNames(mt, e.namesOf(mt))...)
 }
 
 // namesOf returns the topic names a line lists: the topic group, or the
-// "[t-0, t-1]" list after ": " with partition suffixes removed.
+// "[t-0, t-1]" list after ": " with partition suffixes removed. A list in
+// which no name has the two dots of a chained remote topic ("a.b.t") gives
+// nil without being split, as no name in it can show a replication loop.
 func (e *Engine) namesOf(mt *match) []string {
-	if t := mt.groups["topic"]; t != "" {
+	if t := mt.group("topic"); t != "" {
 		return []string{t}
 	}
 	msg := mt.rec.Message
@@ -883,6 +974,9 @@ func (e *Engine) namesOf(mt *match) []string {
 	}
 	list := strings.TrimSpace(msg[i+2:])
 	list = strings.TrimSuffix(list, ".")
+	if strings.Count(list, ".") < 2 {
+		return nil
+	}
 	list = strings.TrimPrefix(list, "[")
 	list = strings.TrimSuffix(list, "]")
 	var names []string
@@ -901,13 +995,18 @@ func (e *Engine) namesOf(mt *match) []string {
 // onTopicNames reports replication-loop for names that carry the same alias
 // prefix twice or more: one finding per alias, listing the chained topics.
 func (e *Engine) onTopicNames(mt *match, names []string) []detectors.Finding {
-	byAlias := map[string][]string{}
-	var order []string
-	depth := map[string]int{}
+	var (
+		byAlias map[string][]string
+		order   []string
+		depth   map[string]int
+	)
 	for _, n := range names {
 		alias, d := e.loopAlias(n)
 		if alias == "" {
 			continue
+		}
+		if byAlias == nil {
+			byAlias, depth = map[string][]string{}, map[string]int{}
 		}
 		if _, ok := byAlias[alias]; !ok {
 			order = append(order, alias)
@@ -958,6 +1057,9 @@ func (e *Engine) loopRow() *Rule {
 // many times it occurs: "a.a.t" always counts; otherwise an alias learnt from
 // the log must occur twice among the prefixes ("a.b.a.t").
 func (e *Engine) loopAlias(name string) (string, int) {
+	if strings.Count(name, ".") < 2 {
+		return "", 0
+	}
 	segs := strings.Split(name, ".")
 	if len(segs) < 3 {
 		return "", 0
@@ -1016,7 +1118,10 @@ var reAuthEntry = regexp.MustCompile(`([A-Za-z0-9._\-]+)=(TOPIC|GROUP)_AUTHORIZA
 const maxMemory = 1024
 
 func (e *Engine) learnAlias(a string) {
-	if a != "" && validAlias(a) && len(e.aliases) < maxMemory {
+	if a == "" {
+		return
+	}
+	if _, ok := e.aliases[a]; !ok && validAlias(a) && len(e.aliases) < maxMemory {
 		e.aliases[a] = struct{}{}
 	}
 }
@@ -1027,23 +1132,25 @@ func (e *Engine) learnFlow(src, tgt string) {
 	}
 	e.learnAlias(src)
 	e.learnAlias(tgt)
-	if len(e.flows) < maxMemory {
+	if _, ok := e.flows[src+"->"+tgt]; !ok && len(e.flows) < maxMemory {
 		e.flows[src+"->"+tgt] = struct{}{}
 	}
 }
 
-// rememberTaskFlow notes that task conn-n replicates for flow.
-func (e *Engine) rememberTaskFlow(conn string, n int, flow string) {
-	key := conn + "-" + strconv.Itoa(n)
-	for _, f := range e.taskFlows[key] {
-		if f == flow {
+// rememberTaskFlow notes that task conn-n replicates for the flow src->tgt.
+// A flow already noted costs no allocation.
+func (e *Engine) rememberTaskFlow(conn string, n int, src, tgt string) {
+	num := strconv.Itoa(n)
+	for _, f := range e.taskFlows[conn+"-"+num] { // the key does not escape
+		if len(f) == len(src)+2+len(tgt) && strings.HasPrefix(f, src) && strings.HasSuffix(f, tgt) && f[len(src):len(src)+2] == "->" {
 			return
 		}
 	}
 	if len(e.taskFlows) >= maxMemory {
 		return
 	}
-	e.taskFlows[key] = append(e.taskFlows[key], flow)
+	key := conn + "-" + num
+	e.taskFlows[key] = append(e.taskFlows[key], src+"->"+tgt)
 }
 
 // rememberedFlow fills a's flow from the replicating lines of its task, when
@@ -1080,6 +1187,23 @@ func groupsOf(re *regexp.Regexp, s string, idx []int) map[string]string {
 		}
 	}
 	return g
+}
+
+// groupOf returns the first non-empty capture of the named group in a match,
+// as groupsOf(re, s, idx)[name] does, without building the map.
+func groupOf(re *regexp.Regexp, s string, idx []int, name string) string {
+	if re == nil || idx == nil {
+		return ""
+	}
+	for i, n := range re.SubexpNames() {
+		if n != name || 2*i+1 >= len(idx) || idx[2*i] < 0 {
+			continue
+		}
+		if v := s[idx[2*i]:idx[2*i+1]]; v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // copyFinding returns a deep copy of f, so that later folds do not change

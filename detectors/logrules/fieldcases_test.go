@@ -153,27 +153,3 @@ func TestNoAllocationOnUnmatchedRecords(t *testing.T) {
 		}
 	}
 }
-
-func BenchmarkObserve(b *testing.B) {
-	noise := []*watcher.Record{
-		r(1, "INFO", "WorkerSourceTask{id=MirrorSourceConnector-0} Committing offsets for 812 acknowledged messages", "ctx:MirrorSourceConnector|task-0|offsets"),
-		r(2, "INFO", "refreshing known target topics took 12 ms", "logger:"+sch),
-		r(3, "WARN", "[Consumer clientId=consumer-1] Error while fetching metadata with correlation id 7 : {orders=LEADER_NOT_AVAILABLE}"),
-		r(4, "ERROR", "Some unrelated error happened", "java.lang.IllegalStateException: x", "\tat a.b(C.java:1)"),
-	}
-	hit := r(5, "WARN", "Could not create topic-partitions for B.orders.", "org.apache.kafka.common.errors.UnsupportedVersionException: x")
-	b.Run("unmatched", func(b *testing.B) {
-		e := New(Options{})
-		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			e.Observe(noise[i%len(noise)])
-		}
-	})
-	b.Run("matched", func(b *testing.B) {
-		e := New(Options{})
-		b.ReportAllocs()
-		for b.Loop() {
-			e.Observe(hit)
-		}
-	})
-}
