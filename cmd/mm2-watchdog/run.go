@@ -338,7 +338,11 @@ func (d *daemon) run(ctx context.Context) error {
 	} else {
 		close(records)
 	}
-	engine := logrules.New(d.opts.rules.options())
+	ropts := d.opts.rules.options()
+	if d.checks != nil {
+		ropts.Flows = flowNames(d.checks.cfg)
+	}
+	engine := logrules.New(ropts)
 	g.Go(func() error {
 		for rec := range records {
 			for _, f := range engine.Observe(rec) {

@@ -16,7 +16,17 @@ import (
 	"github.com/mm2-watchdog/mm2-watchdog/detectors/logrules"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/logparse"
+	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
+
+// flowNames lists the enabled flows of cfg as "A->B".
+func flowNames(cfg *mm2config.Config) []string {
+	var out []string
+	for _, f := range cfg.Flows {
+		out = append(out, f.String())
+	}
+	return out
+}
 
 // parseFlags shared by scan and run: how log lines are read.
 type logFlags struct {
@@ -131,6 +141,7 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 	rf.register(fs)
 	out.register(fs)
 	fs.BoolVar(&debug, "debug", false, "log parser decisions (layout detected, lines cut) to stderr")
+	mm2Config := fs.String("mm2-config", "", "optional MM2 properties file: with a single enabled flow, findings whose line names no flow are attributed to it")
 	if err := parseFlags(fs, args, e.getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -164,7 +175,16 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 		return exitUsage
 	}
 
-	engine := logrules.New(rf.options())
+	ropts := rf.options()
+	if *mm2Config != "" {
+		cfg, err := mm2config.Load(*mm2Config, mm2config.Options{LookupEnv: e.getenv})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "mm2-watchdog scan: %v\n", err)
+			return exitUsage
+		}
+		ropts.Flows = flowNames(cfg)
+	}
+	engine := logrules.New(ropts)
 	code := exitOK
 	var total logparse.Stats
 	// Parsing runs on its own goroutine and hands records over in batches,

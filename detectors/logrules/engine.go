@@ -41,6 +41,25 @@ type Options struct {
 	// MaxTracked caps the number of distinct findings (identities) kept; the
 	// least recently seen is evicted first (default 10000).
 	MaxTracked int
+	// Flows are the enabled flows of the MM2 config ("A->B"), when known. In
+	// dedicated mode most lines do not name their flow; with exactly one
+	// enabled flow, a finding that names neither alias (or only one that
+	// fits) is attributed to it. Lines of MirrorHeartbeatConnector are left
+	// alone: the heartbeat-only reverse herder logs them too.
+	Flows []string
+}
+
+// configuredFlow fills the flow of f from Options.Flows when the config has
+// exactly one enabled flow and nothing in the line contradicts it.
+func (e *Engine) configuredFlow(f *detectors.Finding, connector string) {
+	if len(e.opts.Flows) != 1 || connector == "MirrorHeartbeatConnector" || (f.Source != "" && f.Target != "") {
+		return
+	}
+	src, tgt, _, ok := splitFlow(e.opts.Flows[0])
+	if !ok || (f.Source != "" && f.Source != src) || (f.Target != "" && f.Target != tgt) {
+		return
+	}
+	f.Source, f.Target = src, tgt
 }
 
 // Engine applies the rule table to records, one at a time, and keeps the
@@ -435,6 +454,7 @@ func (e *Engine) fill(mt *match) {
 	if g["target"] != "" && f.Target == "" {
 		f.Target = g["target"]
 	}
+	e.configuredFlow(f, a.connector)
 	f.Connector = a.connector
 	if a.hasTask {
 		f.Task = detectors.TaskPtr(a.task)
