@@ -192,17 +192,16 @@ func (r *clusterRunner) Trigger() {
 func (r *clusterRunner) loop(ctx context.Context, interval time.Duration, sync func(*parity.Result), started func()) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	first := true
+	// Ready once the first check has started (CONTRACT.md): a cluster that
+	// accepts connections but never answers must not hold /readyz for the
+	// whole --cluster-timeout.
+	started()
 	for {
 		_, res := r.round(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		sync(res)
-		if first {
-			started()
-			first = false
-		}
 		select {
 		case <-ctx.Done():
 			return nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // envPrefix is the prefix of every flag's environment variable: --slack-token
@@ -67,9 +68,32 @@ func printDefaults(fs *flag.FlagSet, w io.Writer) {
 // parseFlags parses args, then fills every flag not given on the command line
 // from its environment variable (getenv is injected for tests). Flags win over
 // the environment. Errors name the flag or variable but never a secret value.
+//
+// Flags may follow positional arguments (scan FILE --format json); "-"
+// stays a positional argument (stdin). Numbers are checked: no flag takes a
+// negative duration or count, and the flags of mustBePositive not zero either.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) (string, bool)) error {
-	if err := fs.Parse(args); err != nil {
-		return err
+	var positional []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		// fs.Parse stopped at a positional argument, or after "--".
+		if len(rest)-fs.NArg() > 0 && rest[len(rest)-fs.NArg()-1] == "--" {
+			positional = append(positional, fs.Args()...)
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(positional) > 0 {
+		if err := fs.Parse(append([]string{"--"}, positional...)); err != nil {
+			return err
+		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -93,6 +117,54 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) (string, bo
 			errs = append(errs, fmt.Errorf("environment variable %s=%s: %v", envName(name), shown, err))
 		}
 	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	return checkNumbers(fs)
+}
+
+// mustBePositive names the flags whose zero value makes no sense (a ticker
+// of 0, a queue of 0). Every other number may be 0, which means "default" or
+// "off" as its usage says.
+func mustBePositive(name string) bool {
+	switch name {
+	case "check-interval", "flush-after", "max-line-bytes", "quiet-period", "repeat-interval",
+		"notification-queue-size", "stall-window", "cluster-timeout", "rebalance-window",
+		"rebalance-threshold", "probe-timeout":
+		return true
+	}
+	return false
+}
+
+// checkNumbers rejects negative durations and counts, and zero for the flags
+// of mustBePositive, naming the flag.
+func checkNumbers(fs *flag.FlagSet) error {
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		g, ok := f.Value.(flag.Getter)
+		if !ok {
+			return
+		}
+		var neg, zero bool
+		switch v := g.Get().(type) {
+		case time.Duration:
+			neg, zero = v < 0, v == 0
+		case int:
+			neg, zero = v < 0, v == 0
+		case int64:
+			neg, zero = v < 0, v == 0
+		case float64:
+			neg, zero = v < 0, v == 0
+		default:
+			return
+		}
+		switch {
+		case neg:
+			errs = append(errs, fmt.Errorf("--%s %s: must not be negative", f.Name, f.Value))
+		case zero && mustBePositive(f.Name):
+			errs = append(errs, fmt.Errorf("--%s %s: must be greater than 0", f.Name, f.Value))
+		}
+	})
 	return errors.Join(errs...)
 }
 

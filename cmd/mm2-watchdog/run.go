@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,10 @@ func runCommand(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "mm2-watchdog run: %v\n", alerts.Redact(err.Error()))
 		return exitUsage
 	}
+	if err := o.validate(); err != nil {
+		fmt.Fprintf(e.stderr, "mm2-watchdog run: %v\n", err)
+		return exitUsage
+	}
 	if len(o.logs) == 0 && o.cluster.mm2Config == "" {
 		fmt.Fprintln(e.stderr, "mm2-watchdog run: nothing to watch: give --log and/or --mm2-config")
 		return exitUsage
@@ -120,6 +125,28 @@ func runCommand(ctx context.Context, args []string, e env) int {
 		return exitFindings
 	}
 	return exitOK
+}
+
+// validate checks the options that flag parsing cannot: the listen address,
+// the follower engine and the MM2 version.
+func (o *runOptions) validate() error {
+	host, port, err := net.SplitHostPort(o.listen)
+	if err != nil {
+		return fmt.Errorf("--listen %q: %v (want host:port or :port)", o.listen, err)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--listen %q: port %q is not a number from 0 to 65535", o.listen, port)
+	}
+	if host != "" && net.ParseIP(host) == nil && strings.ContainsAny(host, " /") {
+		return fmt.Errorf("--listen %q: bad host %q", o.listen, host)
+	}
+	if o.followEngine != follow.EngineNative && o.followEngine != follow.EngineTail {
+		return fmt.Errorf("--follow-engine %q: want %s or %s", o.followEngine, follow.EngineNative, follow.EngineTail)
+	}
+	if o.lintMM2Version != 3 && o.lintMM2Version != 4 {
+		return fmt.Errorf("--mm2-version %d: want 3 or 4", o.lintMM2Version)
+	}
+	return nil
 }
 
 // loadSecrets reads --slack-*-file flags and checks that one Slack
@@ -153,7 +180,15 @@ func newLogger(w interface{ Write([]byte) (int, error) }, level string) (*slog.L
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})), nil
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l, ReplaceAttr: readableDurations})), nil
+}
+
+// readableDurations writes durations as "1.5s" rather than nanoseconds.
+func readableDurations(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, a.Value.Duration().String())
+	}
+	return a
 }
 
 // daemon is the wired program of run: followers → log rules → alert state →
@@ -321,7 +356,7 @@ func (d *daemon) run(ctx context.Context) error {
 			stopDispatch()
 			<-dispatchDone
 			_ = srv.Close()
-			return fmt.Errorf("following logs: %w", err)
+			return err
 		}
 		g.Go(func() error {
 			select {
@@ -396,11 +431,11 @@ func (d *daemon) run(ctx context.Context) error {
 // handler serves /metrics, /healthz, /readyz, /api/findings and /api/groups.
 func (d *daemon) handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(d.reg, promhttp.HandlerOpts{Registry: d.reg}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /metrics", promhttp.HandlerFor(d.reg, promhttp.HandlerOpts{Registry: d.reg}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
 	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if missing := d.ready.missing(d.opts); len(missing) > 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(w, "not ready: waiting for %s\n", strings.Join(missing, ", "))
@@ -408,8 +443,8 @@ func (d *daemon) handler() http.Handler {
 		}
 		_, _ = w.Write([]byte("ready\n"))
 	})
-	mux.HandleFunc("/api/groups", d.serveGroups)
-	mux.HandleFunc("/api/findings", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /api/groups", d.serveGroups)
+	mux.HandleFunc("GET /api/findings", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		active := d.state.Active()
 		out := make([]any, 0, len(active))

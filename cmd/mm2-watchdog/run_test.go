@@ -133,6 +133,14 @@ func TestRunFollowsRotatingLog(t *testing.T) {
 	if _, b := httpGet(t, base+"/api/findings"); !strings.Contains(b, `"rule":"task-failed"`) {
 		t.Errorf("/api/findings lacks the alert: %s", b)
 	}
+	if resp, err := http.Post(base+"/api/findings", "application/json", strings.NewReader("{}")); err != nil {
+		t.Errorf("POST /api/findings: %v", err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("POST /api/findings: status %d, want 405", resp.StatusCode)
+		}
+	}
 
 	// Rotate as log4j 1.x DailyRollingFileAppender does: rename, then create.
 	if err := os.Rename(logPath, logPath+".2026-10-30-18"); err != nil {
@@ -197,5 +205,38 @@ func TestRunRejectsBadConfigWithoutSecrets(t *testing.T) {
 	code, _, stderr = runMain(t, nil, "", "run", "--log", "/tmp/x.log", "--slack-token", "xoxb-1-secret")
 	if code != exitUsage || !strings.Contains(stderr, "--slack-channel") || strings.Contains(stderr, "xoxb-1-secret") {
 		t.Errorf("token without channel: code %d stderr %q", code, stderr)
+	}
+}
+
+func TestRunRejectsBadNumbersAndAddresses(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--log", "/tmp/x.log", "--check-interval", "0s"},
+		{"run", "--log", "/tmp/x.log", "--check-interval", "-5s"},
+		{"run", "--log", "/tmp/x.log", "--max-line-bytes", "-1"},
+		{"run", "--log", "/tmp/x.log", "--stall-window", "-1s"},
+		{"run", "--log", "/tmp/x.log", "--notification-queue-size", "0"},
+		{"run", "--log", "/tmp/x.log", "--listen", "nonsense"},
+		{"run", "--log", "/tmp/x.log", "--listen", "127.0.0.1:99999"},
+		{"run", "--log", "/tmp/x.log", "--follow-engine", "magic"},
+		{"scan", "--rebalance-threshold", "-1", "x.log"},
+	} {
+		code, _, stderr := runMain(t, nil, "", args...)
+		flagName := args[len(args)-2]
+		if args[0] == "scan" {
+			flagName = args[1]
+		}
+		if code != exitUsage || !strings.Contains(stderr, flagName) {
+			t.Errorf("%v: code %d, stderr %q; want exit 2 naming %s", args, code, stderr, flagName)
+		}
+	}
+}
+
+func TestScanFlagsAfterFiles(t *testing.T) {
+	code, out, stderr := runMain(t, nil, "", "scan", "../../testdata/field-cases/case11-record-too-large-task-killed.log", "--format", "json")
+	if code != exitFindings {
+		t.Fatalf("code %d stderr %s", code, stderr)
+	}
+	if fs := decodeFindings(t, out); len(fs) != 1 || fs[0].Rule != "record-too-large" {
+		t.Errorf("findings %s", out)
 	}
 }

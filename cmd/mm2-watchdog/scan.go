@@ -100,7 +100,7 @@ func (r *reportFlags) validate() (int, error) {
 	}
 	s, err := detectors.ParseSeverity(r.failOn)
 	if err != nil {
-		return 0, fmt.Errorf("--fail-on: %w", err)
+		return 0, fmt.Errorf("--fail-on %q: want info, warning, critical or none", r.failOn)
 	}
 	return s.Rank(), nil
 }
@@ -214,6 +214,9 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 		}
 	}
 	findings := engine.Findings()
+	if n := engine.Evicted(); n > 0 {
+		fmt.Fprintf(e.stderr, "mm2-watchdog scan: more than %d distinct findings: %d of the lowest severity were dropped\n", logrules.DefaultMaxTracked, n)
+	}
 	if c := out.print(e, findings, threshold); code == exitOK {
 		code = c
 	}

@@ -76,7 +76,13 @@ type Engine struct {
 	plans [numPlans]levelPlan
 
 	byID map[string]*entry
-	lru  *list.List // of *entry; front = most recently seen
+	// lru holds the entries per severity rank (index detectors.Severity.Rank),
+	// each list with the most recently seen at the front. Past MaxTracked the
+	// least recently seen entry of the lowest severity is evicted, so a flood
+	// of warnings cannot push out a critical.
+	lru [4]*list.List
+	// evicted counts the findings dropped past MaxTracked.
+	evicted int
 	// recent are the entries that may still absorb a linked line.
 	recent []*entry
 	// tasks are the entries of kind kindTask in byID (in no order), which the
@@ -99,6 +105,7 @@ type entry struct {
 	topics    []string
 	recovered bool
 	elem      *list.Element
+	rank      int // the severity rank of the lru list elem is in
 	evicted   bool
 }
 
@@ -124,7 +131,7 @@ func New(opts Options) *Engine {
 		opts:      opts,
 		rows:      table(),
 		byID:      make(map[string]*entry),
-		lru:       list.New(),
+		lru:       [4]*list.List{list.New(), list.New(), list.New(), list.New()},
 		missing:   make(map[string]*missingState),
 		rebalance: make(map[string][]time.Time),
 		taskFlows: make(map[string][]string),
@@ -563,11 +570,13 @@ func (e *Engine) add(mt *match, topics []string) *entry {
 	if ent.kind == kindTask {
 		e.tasks = append(e.tasks, ent)
 	}
-	ent.elem = e.lru.PushFront(ent)
+	ent.rank = ent.f.Severity.Rank()
+	ent.elem = e.lru[ent.rank].PushFront(ent)
 	e.remember(ent)
-	for e.lru.Len() > e.opts.MaxTracked {
-		old := e.lru.Remove(e.lru.Back()).(*entry)
+	for e.tracked() > e.opts.MaxTracked {
+		old := e.evictOne()
 		old.evicted = true
+		e.evicted++
 		delete(e.byID, old.f.Identity())
 		if old.kind == kindTask {
 			e.dropTask(old)
@@ -698,10 +707,43 @@ func (e *Engine) remember(ent *entry) {
 }
 
 func (e *Engine) touch(ent *entry) {
-	if ent.elem != nil {
-		e.lru.MoveToFront(ent.elem)
+	if ent.elem == nil {
+		return
 	}
+	if r := ent.f.Severity.Rank(); r != ent.rank {
+		// The finding's severity changed: it moves to its rank's list.
+		e.lru[ent.rank].Remove(ent.elem)
+		ent.rank = r
+		ent.elem = e.lru[r].PushFront(ent)
+		return
+	}
+	e.lru[ent.rank].MoveToFront(ent.elem)
 }
+
+// tracked is the number of findings kept.
+func (e *Engine) tracked() int {
+	n := 0
+	for _, l := range e.lru {
+		n += l.Len()
+	}
+	return n
+}
+
+// evictOne removes and returns the least recently seen entry of the lowest
+// severity that has any.
+func (e *Engine) evictOne() *entry {
+	for _, l := range e.lru {
+		if l.Len() > 0 {
+			return l.Remove(l.Back()).(*entry)
+		}
+	}
+	return nil
+}
+
+// Evicted returns how many findings were dropped because more than
+// Options.MaxTracked distinct findings were seen (lowest severity, least
+// recently seen first).
+func (e *Engine) Evicted() int { return e.evicted }
 
 // addTopics lists topics in Values["topics"], without duplicates, capped.
 func (ent *entry) addTopics(topics []string) {

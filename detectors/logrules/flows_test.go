@@ -45,3 +45,33 @@ func TestConfiguredFlowAttribution(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictionKeepsCriticals: past MaxTracked, warnings are dropped before a
+// critical, however old the critical is, and the drops are counted.
+func TestEvictionKeepsCriticals(t *testing.T) {
+	e := New(Options{MaxTracked: 3})
+	crit := r(1, "ERROR", "WorkerSourceTask{id=MirrorSourceConnector-0} failed to send record to orders: ", "ctx:MirrorSourceConnector|task-0",
+		"logger:org.apache.kafka.connect.runtime.AbstractWorkerSourceTask",
+		"org.apache.kafka.common.errors.RecordTooLargeException: The request included a message larger than the max message size the server will accept.")
+	observeAll(e, crit)
+	for i := 0; i < 10; i++ {
+		observeAll(e, r(float64(2+i), "WARN", "WorkerSourceTask{id=MirrorSourceConnector-0} Failed to send record to topic 't"+string(rune('a'+i))+"' and partition '0'. Backing off before retrying: ",
+			"ctx:MirrorSourceConnector|task-0", "logger:org.apache.kafka.connect.runtime.AbstractWorkerSourceTask"))
+	}
+	fs := e.Findings()
+	if len(fs) != 3 {
+		t.Fatalf("kept %d findings, want 3", len(fs))
+	}
+	var critical int
+	for _, f := range fs {
+		if f.Rule == "record-too-large" {
+			critical++
+		}
+	}
+	if critical != 1 {
+		t.Errorf("the critical was evicted: %+v", fs)
+	}
+	if e.Evicted() != 8 {
+		t.Errorf("Evicted() = %d, want 8", e.Evicted())
+	}
+}
