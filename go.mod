@@ -3,6 +3,7 @@ module github.com/mm2-watchdog/mm2-watchdog
 go 1.26.8
 
 require (
+	github.com/dlclark/regexp2 v1.12.0
 	github.com/fsnotify/fsnotify v1.6.0
 	github.com/magiconair/properties v1.18.13
 	github.com/nxadm/tail v1.4.11

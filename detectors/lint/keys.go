@@ -129,15 +129,18 @@ func knownTopLevel(k string) bool {
 
 // flowKey checks `src->tgt.<k>`.
 func (c *checker) flowKey(s setting, src, rest string, aliases []string) {
-	tgt, k, _ := strings.Cut(rest, ".")
+	tgt, k, hasKey := strings.Cut(rest, ".")
 	for _, a := range []string{src, tgt} {
 		if slices.Contains(aliases, a) {
 			continue
 		}
 		hint := "Add it to clusters, or fix the alias."
 		want := ""
-		if near := nearest(a, aliases, 2); near != "" {
-			fixed := strings.Replace(s.key, a, near, 1)
+		if fs, ft, ok := nearestFlow(src, tgt, aliases); ok {
+			fixed := fs + "->" + ft
+			if hasKey {
+				fixed += "." + k
+			}
 			hint = fmt.Sprintf("Did you mean %s?", fixed)
 			want = fixed
 		}
@@ -217,6 +220,38 @@ func aliasedWant(aliases []string, k string) string {
 		return ""
 	}
 	return "<alias>." + k
+}
+
+// nearestFlow suggests the flow src->tgt most likely meant when either
+// alias is not in aliases: each unknown end is replaced by an alias at most
+// two edits away, choosing the closest pair whose ends differ (MM2 never
+// runs a flow from a cluster to itself). ok is false when there is no such
+// pair.
+func nearestFlow(src, tgt string, aliases []string) (fixedSrc, fixedTgt string, ok bool) {
+	options := func(a string) []string {
+		if slices.Contains(aliases, a) {
+			return []string{a}
+		}
+		var out []string
+		for _, c := range aliases {
+			if levenshtein(a, c) <= 2 {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	best := -1
+	for _, s := range options(src) {
+		for _, t := range options(tgt) {
+			if s == t {
+				continue
+			}
+			if d := levenshtein(src, s) + levenshtein(tgt, t); best < 0 || d < best {
+				fixedSrc, fixedTgt, best = s, t, d
+			}
+		}
+	}
+	return fixedSrc, fixedTgt, best >= 0
 }
 
 // nearest returns the candidate closest to s in edit distance, if it is at

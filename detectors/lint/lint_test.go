@@ -339,3 +339,78 @@ func TestNoSecretInFindings(t *testing.T) {
 		}
 	}
 }
+
+// TestJavaOnlyRegexIsNotAnError lints filters that Java accepts but Go's
+// RE2 engine cannot express (lookaround, backreferences, possessive
+// quantifiers, Java POSIX classes): MM2 starts with them, so lint reports
+// at most an info that they are matched by the backtracking engine.
+func TestJavaOnlyRegexIsNotAnError(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"javaregex.properties": "clusters = a, b\na.bootstrap.servers = a:9092\nb.bootstrap.servers = b:9092\na->b.enabled = true\n" +
+			"a->b.topics = (?!internal).*\nb->a.enabled=true\n" +
+			"b->a.topics = \\\\p{Alpha}++ , (?<name>x)\\\\1, (?i)Orders, \\\\Qa.b\\\\E\n",
+		"look.properties": "clusters = a, b\na.bootstrap.servers = 127.0.0.1:1\nb.bootstrap.servers = 127.0.0.1:1\na->b.enabled = true\n" +
+			"a->b.topics = orders\\\\d++\n",
+		"groups.properties": "clusters = a, b\na.bootstrap.servers = a:9092\nb.bootstrap.servers = b:9092\na->b.enabled = true\na->b.groups = (?!console-).*(?<!-tmp), (g)\\\\1\n" +
+			"a->b.groups.exclude = (?>connect-.*)\n",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Both clusters full Kafka, so that only the filters can be at fault.
+		fs := lintFile(t, path, Options{OthersFull: true})
+		infos := 0
+		for _, f := range fs {
+			if f.Rule == RuleSyntax && f.Severity != detectors.Info {
+				t.Errorf("%s: %s %s", name, f.Severity, f.Summary)
+			}
+			if f.Rule == RuleSyntax && strings.Contains(f.Summary, "backtracking engine") {
+				infos++
+			}
+			if f.Severity == detectors.Critical {
+				t.Errorf("%s: critical %s %s", name, f.Rule, f.Summary)
+			}
+		}
+		if infos == 0 {
+			t.Errorf("%s: no info about the backtracking engine:%s", name, describe(fs))
+		}
+	}
+}
+
+// TestFlowAliasSuggestion checks that a misspelt alias in a flow key is
+// never "corrected" into a flow from a cluster to itself.
+func TestFlowAliasSuggestion(t *testing.T) {
+	for _, tc := range []struct{ clusters, key, want string }{
+		{"a, b", "a->c.enabled", "a->b.enabled"}, // c is one edit from both a and b; a->a is no flow
+		{"a, b", "c->a.enabled", "b->a.enabled"},
+		{"a", "a->c.enabled", ""}, // the only alias is the source
+		{"kafka, vast", "kafak->vast.enabled", "kafka->vast.enabled"},
+		{"kafka, vast", "kafak->vats.topics", "kafka->vast.topics"},
+		{"kafka, vast", "vast->vats.topics", ""}, // vats is nearest vast, a self-flow; kafka is too far
+		{"kafka, vast", "vast->kafak.topics", "vast->kafka.topics"},
+		{"kafka, vast", "kafka->kafak.topics", ""}, // kafka->kafka is no flow; vast is too far
+	} {
+		text := "clusters = " + tc.clusters + "\n" + tc.key + " = true\n"
+		cfg, fs := Parse("mm2.properties", []byte(text), mm2config.Options{LookupEnv: noEnv})
+		fs = append(fs, Check(cfg, Options{})...)
+		found := false
+		for _, f := range fs {
+			if f.Rule != RuleUnknownKey || f.Values["key"] != tc.key {
+				continue
+			}
+			found = true
+			got, _ := f.Values["want"].(string)
+			if got != tc.want {
+				t.Errorf("%s with clusters %s: suggestion %q (hint %q), want %q", tc.key, tc.clusters, got, f.Hint, tc.want)
+			}
+			if tc.want == "" && strings.Contains(f.Hint, "Did you mean") {
+				t.Errorf("%s: hint %q", tc.key, f.Hint)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no lint-unknown-key finding:%s", tc.key, describe(fs))
+		}
+	}
+}

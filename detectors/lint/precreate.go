@@ -37,7 +37,7 @@ func (c *checker) precreate() {
 		if st, ok := f.Lookup("config.properties.exclude"); ok {
 			exclude = mm2config.ParseList(st.Value)
 		}
-		excludeRe, _, _ := mm2config.CompileJavaList(exclude)
+		excludeRe, _, _ := mm2config.CompileJava(exclude, 0)
 		for _, name := range src.TopicNames() {
 			st := src.Topics[name]
 			if st.Err != nil || st.Internal || !f.ShouldReplicateTopic(name) || f.Policy.IsHeartbeatsTopic(name) {
@@ -55,7 +55,7 @@ func (c *checker) precreate() {
 			if !exists && st.Configs != nil {
 				for _, k := range slices.Sorted(maps.Keys(rejected)) {
 					v, ok := st.Configs[k]
-					if !ok || strings.TrimSpace(v) == rejected[k] || (excludeRe != nil && excludeRe.MatchString(k)) {
+					if !ok || strings.TrimSpace(v) == rejected[k] || (excludeRe != nil && excluded(excludeRe, k)) {
 						continue
 					}
 					bad = append(bad, k+"="+v)
@@ -92,4 +92,11 @@ func (c *checker) precreate() {
 			c.out = append(c.out, fd)
 		}
 	}
+}
+
+// excluded reports whether config.properties.exclude matches the config name;
+// a match that timed out counts as not excluded, as in the filters.
+func excluded(p *mm2config.JavaPattern, name string) bool {
+	ok, err := p.MatchString(name)
+	return ok && err == nil
 }

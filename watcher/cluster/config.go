@@ -221,6 +221,11 @@ func saslFromProps(alias, mechanism, jaas string) (*SASLConfig, error) {
 	case MechanismScramSHA256, MechanismScramSHA512:
 		wantModule = "ScramLoginModule"
 	default:
+		if !looksLikeMechanism(mechanism) {
+			// The value may have come from a placeholder and be a secret
+			// put in the wrong key: do not echo it.
+			return nil, keyErr(alias, "sasl.mechanism", "unsupported value; mm2-watchdog supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512")
+		}
 		return nil, keyErr(alias, "sasl.mechanism", "%s is unsupported; mm2-watchdog supports PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512", mechanism)
 	}
 	if jaas == "" {
@@ -381,4 +386,51 @@ func jaasTokens(s string) ([]jaasToken, error) {
 		}
 	}
 	return toks, nil
+}
+
+// knownMechanisms are the SASL mechanism names Kafka clients know (IANA
+// registry names plus AWS MSK's AWS_MSK_IAM).
+var knownMechanisms = []string{"GSSAPI", "OAUTHBEARER", MechanismPlain, MechanismScramSHA256, MechanismScramSHA512, "AWS_MSK_IAM"}
+
+// looksLikeMechanism reports whether an upper-cased sasl.mechanism value is
+// safe to print in an error: shaped like a mechanism name (at most 32 of
+// A-Z, 0-9, '_' and '-', starting with a letter or digit) and at most two
+// edits from a name in knownMechanisms. Anything else could be a secret.
+func looksLikeMechanism(m string) bool {
+	if len(m) == 0 || len(m) > 32 {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && (c == '_' || c == '-')) {
+			return false
+		}
+	}
+	for _, k := range knownMechanisms {
+		if editDistance(m, k) <= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance of two ASCII strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -70,7 +70,13 @@ func TestFromPropsErrors(t *testing.T) {
 		{"no port", good(map[string]string{"bootstrap.servers": "broker"}), "bootstrap.servers", "host:port"},
 		{"bad protocol", good(map[string]string{"security.protocol": "TLS"}), "security.protocol", "not one of"},
 		{"default GSSAPI", good(map[string]string{"sasl.mechanism": "-"}), "sasl.mechanism", "GSSAPI is unsupported"},
-		{"OAUTHBEARER", good(map[string]string{"sasl.mechanism": "OAUTHBEARER"}), "sasl.mechanism", "unsupported"},
+		{"OAUTHBEARER", good(map[string]string{"sasl.mechanism": "OAUTHBEARER"}), "sasl.mechanism", "OAUTHBEARER is unsupported"},
+		{"misspelt mechanism named", good(map[string]string{"sasl.mechanism": "scram-sha256"}), "sasl.mechanism", "SCRAM-SHA256 is unsupported"},
+		{"MSK IAM named", good(map[string]string{"sasl.mechanism": "AWS_MSK_IAM"}), "sasl.mechanism", "AWS_MSK_IAM is unsupported"},
+		// A value that is not a mechanism name (here a password put in the
+		// wrong key through a placeholder) is not echoed.
+		{"secret as mechanism", good(map[string]string{"sasl.mechanism": pw}), "sasl.mechanism", "unsupported value;"},
+		{"word as mechanism", good(map[string]string{"sasl.mechanism": "hunter2hunter2"}), "sasl.mechanism", "unsupported value;"},
 		{"no jaas", good(map[string]string{"sasl.jaas.config": "-"}), "sasl.jaas.config", "required"},
 		{"module mismatch", good(map[string]string{"sasl.mechanism": "SCRAM-SHA-256"}), "sasl.jaas.config", "does not match"},
 		{"unterminated", good(map[string]string{"sasl.jaas.config": `x.PlainLoginModule required username="u" password="` + pw + `"`}), "sasl.jaas.config", "not terminated"},

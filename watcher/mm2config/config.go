@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/magiconair/properties"
 )
@@ -25,6 +26,14 @@ type Options struct {
 	// this package does not know (a custom Java class): "{source}.{topic}",
 	// "{topic}", ... (see TemplatePolicy). Ignored for the built-in policies.
 	TargetTopicTemplate string
+	// MatchTimeout bounds one match of a topic or group filter that needs
+	// the backtracking regex engine (see CompileJava); 0 means
+	// DefaultMatchTimeout.
+	MatchTimeout time.Duration
+	// OnMatchTimeout, when not nil, is called (possibly from several
+	// goroutines at once) with a Warning naming the file, line and key of
+	// a filter whose match timed out; the name then counts as not matching.
+	OnMatchTimeout func(Warning)
 }
 
 func (o Options) withDefaults() Options {

@@ -23,6 +23,13 @@
 // `mm2.properties:12: key "kafka->vast.topics": ...`. The file is read as
 // UTF-8 (Java reads it as ISO-8859-1; the two agree for ASCII files).
 //
+// Filters are Java regexes. Each list is translated to Go's RE2 syntax and
+// matched in linear time when RE2 can express it; otherwise (lookaround,
+// backreferences, atomic groups, possessive quantifiers) it is matched by
+// the backtracking engine github.com/dlclark/regexp2 with a time limit per
+// name (Options.MatchTimeout), and a Warning says so. Only a pattern neither
+// engine can compile is an error.
+//
 // Placeholders of the built-in FileConfigProvider, EnvVarConfigProvider and
 // DirectoryConfigProvider are resolved; the environment and the file system
 // are reached only through Options, so tests inject both.

@@ -45,6 +45,25 @@ var posixClasses = map[string]string{
 	"XDigit": `0-9a-fA-F`, "Space": ` \t\n\x0B\f\r`,
 }
 
+// javaProperties maps the java.lang.Character properties of
+// java.util.regex (\p{javaLowerCase} is Character.isLowerCase, ...) to the
+// body of a Go class built from the Unicode general categories they are
+// defined by. Other_Lowercase, Other_Uppercase and Other_Alphabetic code
+// points are not included; no Kafka topic name contains one.
+var javaProperties = map[string]string{
+	"javaLowerCase": `\p{Ll}`, "javaUpperCase": `\p{Lu}`, "javaTitleCase": `\p{Lt}`,
+	"javaDigit": `\p{Nd}`, "javaDefined": `\P{Cn}`, "javaLetter": `\p{L}`,
+	"javaLetterOrDigit": `\p{L}\p{Nd}`, "javaAlphabetic": `\p{L}\p{Nl}`,
+	"javaSpaceChar": `\p{Z}`, "javaISOControl": `\x00-\x1F\x7F-\x{9F}`,
+	"javaWhitespace":             `\t-\r\x1C-\x1F\x{1680}\x{2000}-\x{2006}\x{2008}-\x{200A}\x{2028}\x{2029}\x{205F}\x{3000} `,
+	"javaIdeographic":            `\p{Han}`,
+	"javaJavaIdentifierStart":    `\p{L}\p{Nl}\p{Sc}\p{Pc}`,
+	"javaJavaIdentifierPart":     `\p{L}\p{Nl}\p{Sc}\p{Pc}\p{Nd}\p{Mn}\p{Mc}\x00-\x08\x0E-\x1B\x7F-\x{9F}\p{Cf}`,
+	"javaUnicodeIdentifierStart": `\p{L}\p{Nl}`,
+	"javaUnicodeIdentifierPart":  `\p{L}\p{Nl}\p{Pc}\p{Nd}\p{Mn}\p{Mc}\x00-\x08\x0E-\x1B\x7F-\x{9F}\p{Cf}`,
+	"javaIdentifierIgnorable":    `\x00-\x08\x0E-\x1B\x7F-\x{9F}\p{Cf}`,
+}
+
 // Class bodies of Java's \h, \v and \s (java.util.regex.Pattern).
 const (
 	javaHorizontalWS = `\t \x{A0}\x{1680}\x{180E}\x{2000}-\x{200A}\x{202F}\x{205F}\x{3000}`
@@ -58,7 +77,7 @@ const (
 // each, the Java constructs that were rewritten (for a Warning). It fails
 // with a *RegexError for constructs RE2 lacks (lookahead, lookbehind,
 // backreferences, atomic groups, possessive quantifiers, class
-// intersection and union, comments mode, \G, \X) and for a `{` that does not
+// intersection and union, \G, \X) and for a `{` that does not
 // start a valid quantifier, which Java rejects ("Illegal repetition") while Go
 // would read it literally. Other syntax errors are left to regexp.Compile.
 //
@@ -66,7 +85,15 @@ const (
 // U+2029 (Go excludes only \n), and Java's (?i) folds ASCII only unless (?u)
 // is given. Neither can occur in a Kafka topic name.
 func TranslateJavaRegex(src string) (string, []string, error) {
-	t := &translator{src: src, seen: map[string]bool{}}
+	return translateJava(src, false)
+}
+
+// translateJava is TranslateJavaRegex for either engine: with backtrack
+// set, the output is for regexp2 (compiled with its RE2 option) and keeps
+// lookaround, backreferences and atomic groups, and rewrites possessive
+// quantifiers as atomic groups.
+func translateJava(src string, backtrack bool) (string, []string, error) {
+	t := &translator{src: src, seen: map[string]bool{}, backtrack: backtrack, atom: -1}
 	if err := t.run(); err != nil {
 		return "", t.notes, err
 	}
@@ -79,6 +106,35 @@ type translator struct {
 	out   strings.Builder
 	notes []string
 	seen  map[string]bool
+
+	backtrack bool           // output is for regexp2 rather than RE2
+	atom      int            // offset in out where the last quantifiable atom starts, -1 if none
+	groups    int            // capturing groups opened so far (Java's numbering)
+	names     map[string]int // named group -> number (backtrack mode)
+	stack     []frame        // open groups
+	comments  bool           // Java COMMENTS flag (?x) in effect
+}
+
+// frame is one open group: where its output starts and the COMMENTS flag
+// to restore when it closes (Java scopes inline flags to the group).
+type frame struct {
+	start    int
+	comments bool
+}
+
+// javaSpace reports whether r is whitespace that Java's COMMENTS mode skips
+// (Character.isWhitespace on ASCII: [ \t\n\x0B\f\r]).
+func javaSpace(r rune) bool {
+	return r == ' ' || (r >= '\t' && r <= '\r')
+}
+
+// skipComment skips a COMMENTS-mode comment; the '#' has been read.
+func (t *translator) skipComment() {
+	for !t.eof() {
+		if r := t.next(); r == '\n' || r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029 {
+			return
+		}
+	}
 }
 
 func (t *translator) fail(format string, args ...any) error {
@@ -111,46 +167,98 @@ func (t *translator) peek() rune {
 func (t *translator) run() error {
 	for !t.eof() {
 		r := t.next()
+		if t.comments && javaSpace(r) {
+			continue
+		}
+		if t.comments && r == '#' {
+			t.skipComment()
+			continue
+		}
 		switch r {
 		case '\\':
+			t.atom = t.out.Len()
 			if err := t.escape(false); err != nil {
 				return err
 			}
 		case '[':
+			t.atom = t.out.Len()
 			if err := t.class(); err != nil {
 				return err
 			}
 		case '(':
+			t.atom = -1
 			if err := t.group(); err != nil {
 				return err
 			}
+		case ')':
+			t.out.WriteByte(')')
+			t.atom = -1
+			if n := len(t.stack); n > 0 {
+				f := t.stack[n-1]
+				t.stack = t.stack[:n-1]
+				t.atom, t.comments = f.start, f.comments
+			}
+		case '|':
+			t.out.WriteByte('|')
+			t.atom = -1
 		case '{':
+			if err := t.quantifiable(r); err != nil {
+				return err
+			}
 			if err := t.repetition(); err != nil {
 				return err
 			}
 			if err := t.quantifierSuffix(); err != nil {
 				return err
 			}
+			t.atom = -1
 		case '*', '+', '?':
+			if err := t.quantifiable(r); err != nil {
+				return err
+			}
 			t.out.WriteRune(r)
 			if err := t.quantifierSuffix(); err != nil {
 				return err
 			}
+			t.atom = -1
 		default:
+			t.atom = t.out.Len()
 			t.out.WriteRune(r)
 		}
 	}
 	return nil
 }
 
+// quantifiable fails, for the backtracking engine, on a quantifier with
+// nothing before it to repeat ("Dangling meta character" in Java), such as
+// the third '+' of a+++, which would otherwise repeat the atomic group
+// written for a++.
+func (t *translator) quantifiable(q rune) error {
+	if t.backtrack && t.atom < 0 {
+		return t.fail("dangling meta character %q", q)
+	}
+	return nil
+}
+
 // quantifierSuffix handles what may follow a quantifier: `?` (reluctant,
-// same in Go) or `+` (possessive, which RE2 lacks).
+// same in Go) or `+` (possessive, which RE2 lacks). For the backtracking
+// engine X*+ is written as the atomic group (?>X*), which is what a
+// possessive quantifier means.
 func (t *translator) quantifierSuffix() error {
 	switch t.peek() {
 	case '?':
 		t.out.WriteRune(t.next())
 	case '+':
-		return t.fail("possessive quantifiers (*+, ++, ?+, {n}+) are not supported by Go's RE2 engine")
+		if !t.backtrack {
+			return t.fail("possessive quantifiers (*+, ++, ?+, {n}+) are not supported by Go's RE2 engine")
+		}
+		if t.atom < 0 {
+			return t.fail("dangling possessive quantifier")
+		}
+		t.next()
+		s := t.out.String()
+		t.out.Reset()
+		t.out.WriteString(s[:t.atom] + "(?>" + s[t.atom:] + ")")
 	}
 	return nil
 }
@@ -185,7 +293,9 @@ func isDigits(s string) bool {
 
 // group handles `(` and the Java group constructs that follow it.
 func (t *translator) group() error {
+	t.stack = append(t.stack, frame{start: t.out.Len(), comments: t.comments})
 	if t.peek() != '?' {
+		t.groups++
 		t.out.WriteByte('(')
 		return nil
 	}
@@ -197,20 +307,73 @@ func (t *translator) group() error {
 		t.out.WriteString("(?:")
 		return nil
 	case strings.HasPrefix(rest, "="), strings.HasPrefix(rest, "!"):
-		return t.fail("lookahead (?%c is not supported by Go's RE2 engine", rest[0])
+		if !t.backtrack {
+			return t.fail("lookahead (?%c is not supported by Go's RE2 engine", rest[0])
+		}
+		t.pos++
+		t.out.WriteString("(?" + rest[:1])
+		return nil
 	case strings.HasPrefix(rest, "<="), strings.HasPrefix(rest, "<!"):
-		return t.fail("lookbehind (?%s is not supported by Go's RE2 engine", rest[:2])
+		if !t.backtrack {
+			return t.fail("lookbehind (?%s is not supported by Go's RE2 engine", rest[:2])
+		}
+		t.pos += 2
+		t.out.WriteString("(?" + rest[:2])
+		return nil
 	case strings.HasPrefix(rest, ">"):
-		return t.fail("atomic groups (?> are not supported by Go's RE2 engine")
+		if !t.backtrack {
+			return t.fail("atomic groups (?> are not supported by Go's RE2 engine")
+		}
+		t.pos++
+		t.out.WriteString("(?>")
+		return nil
 	case strings.HasPrefix(rest, "<"):
 		end := strings.IndexByte(rest, '>')
 		if end < 0 {
 			return t.fail("named group without closing '>'")
 		}
+		name := rest[1:end]
+		if !validGroupName(name) {
+			return t.fail("named capturing group <%s> has an invalid name", name)
+		}
 		t.pos += end + 1
-		t.out.WriteString("(?P<" + rest[1:end] + ">")
+		t.groups++
+		if !t.backtrack {
+			t.out.WriteString("(?P<" + name + ">")
+			return nil
+		}
+		// regexp2, like .NET, numbers named groups after the unnamed
+		// ones; Java numbers all groups left to right. A plain group
+		// keeps the numbers equal, and \k<name> is written by number.
+		if t.names == nil {
+			t.names = map[string]int{}
+		}
+		if _, dup := t.names[name]; dup {
+			return t.fail("named capturing group <%s> is already defined", name)
+		}
+		t.names[name] = t.groups
+		t.out.WriteByte('(')
 		return nil
 	}
+	// A pure flag group (?i) opens nothing.
+	t.stack = t.stack[:len(t.stack)-1]
+	return t.flags()
+}
+
+// validGroupName reports whether name is a Java group name: an ASCII
+// letter followed by ASCII letters and digits.
+func validGroupName(name string) bool {
+	for i, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// flags reads inline flags after "(?".
+func (t *translator) flags() error {
+	saved := t.comments
 	// Inline flags: (?idmsuxU-idmsuxU) or (?idmsux-idmsux:X).
 	var on, off strings.Builder
 	neg := false
@@ -224,6 +387,9 @@ func (t *translator) group() error {
 			neg = true
 			continue
 		case ')', ':':
+			if c == ':' {
+				t.stack = append(t.stack, frame{start: t.out.Len(), comments: saved})
+			}
 			return t.emitFlags(on.String(), off.String(), c)
 		case 'i', 'm', 's':
 			if neg {
@@ -232,7 +398,8 @@ func (t *translator) group() error {
 				on.WriteRune(c)
 			}
 		case 'x':
-			return t.fail("comments mode (?x) is not supported by Go's RE2 engine")
+			// COMMENTS: whitespace and #-comments are dropped here.
+			t.comments = !neg
 		case 'd', 'u', 'U':
 			t.note(fmt.Sprintf("inline flag %q (UNIX_LINES, UNICODE_CASE or UNICODE_CHARACTER_CLASS) has no Go equivalent and was dropped", c))
 		default:
@@ -272,15 +439,22 @@ func (t *translator) class() error {
 			return t.fail("unclosed character class")
 		}
 		r := t.next()
+		if t.comments && javaSpace(r) {
+			continue
+		}
+		if t.comments && r == '#' {
+			t.skipComment()
+			continue
+		}
 		switch r {
 		case ']':
 			t.out.WriteByte(']')
 			return nil
 		case '[':
-			return t.fail("character class union (a '[' inside [...]) is not supported by Go's RE2 engine; escape it as \\[ for a literal")
+			return t.fail("character class union (a '[' inside [...]) is not supported here; escape it as \\[ for a literal")
 		case '&':
 			if t.peek() == '&' {
-				return t.fail("character class intersection (&&) is not supported by Go's RE2 engine")
+				return t.fail("character class intersection (&&) is not supported here")
 			}
 			t.out.WriteByte('&')
 		case '\\':
@@ -314,15 +488,47 @@ func (t *translator) escape(inClass bool) error {
 			for _, r := range lit {
 				t.literal(r)
 			}
-		} else {
-			t.out.WriteString(regexp.QuoteMeta(lit))
+		} else if lit != "" {
+			// A quantifier after \E applies to the last character only.
+			_, w := utf8.DecodeLastRuneInString(lit)
+			t.out.WriteString(regexp.QuoteMeta(lit[:len(lit)-w]))
+			t.atom = t.out.Len()
+			t.out.WriteString(regexp.QuoteMeta(lit[len(lit)-w:]))
 		}
+	case c >= '1' && c <= '9' && !inClass:
+		if !t.backtrack {
+			return t.fail("backreference \\%c is not supported by Go's RE2 engine", c)
+		}
+		// Java reads further digits while they name a group opened so
+		// far (Pattern.ref).
+		n := int(c - '0')
+		for d := t.peek(); d >= '0' && d <= '9' && n*10+int(d-'0') <= t.groups; d = t.peek() {
+			n = n*10 + int(d-'0')
+			t.next()
+		}
+		t.backref(n)
 	case c >= '1' && c <= '9':
-		return t.fail("backreference \\%c is not supported by Go's RE2 engine", c)
+		return t.fail("illegal escape \\%c inside [...]", c)
 	case c == 'k' && t.peek() == '<':
-		return t.fail("named backreference \\k<...> is not supported by Go's RE2 engine")
+		if !t.backtrack {
+			return t.fail("named backreference \\k<...> is not supported by Go's RE2 engine")
+		}
+		end := strings.IndexByte(t.src[t.pos:], '>')
+		if end < 0 {
+			return t.fail("named backreference \\k< without closing '>'")
+		}
+		name := t.src[t.pos+1 : t.pos+end]
+		n, ok := t.names[name]
+		if !ok {
+			return t.fail("named capturing group <%s> does not exist", name)
+		}
+		t.pos += end + 1
+		t.backref(n)
 	case c == 'G':
-		return t.fail("\\G (end of previous match) is not supported by Go's RE2 engine")
+		if !t.backtrack || inClass {
+			return t.fail("\\G (end of previous match) is not supported by Go's RE2 engine")
+		}
+		t.out.WriteString(`\G`)
 	case c == 'X', c == 'N':
 		return t.fail("\\%c is not supported by Go's RE2 engine", c)
 	case c == 'b' && t.peek() == '{':
@@ -414,6 +620,16 @@ func (t *translator) escape(inClass bool) error {
 	return nil
 }
 
+// backref writes a backreference to group n. A group Java has not opened
+// yet at this point never has a value, so the reference never matches.
+func (t *translator) backref(n int) {
+	if n > t.groups {
+		t.out.WriteString("(?!)")
+		return
+	}
+	fmt.Fprintf(&t.out, `(?:\%d)`, n)
+}
+
 func (t *translator) hex4() (rune, error) {
 	if len(t.src)-t.pos < 4 {
 		return 0, t.fail("illegal Unicode escape sequence")
@@ -459,8 +675,12 @@ func (t *translator) property(negated, inClass bool) error {
 	if negated {
 		p = "P"
 	}
-	if body, ok := posixClasses[name]; ok {
-		t.note(fmt.Sprintf(`\%s{%s} written as an explicit ASCII class`, p, name))
+	body, ok := posixClasses[name]
+	if !ok {
+		body, ok = javaProperties[name]
+	}
+	if ok {
+		t.note(fmt.Sprintf(`\%s{%s} written as an explicit class`, p, name))
 		switch {
 		case !negated && inClass:
 			t.out.WriteString(body)
@@ -482,7 +702,7 @@ func (t *translator) property(negated, inClass bool) error {
 		goName = name[strings.IndexByte(name, '=')+1:]
 	case strings.HasPrefix(name, "In"), strings.HasPrefix(name, "blk="), strings.HasPrefix(name, "block="),
 		strings.HasPrefix(name, "java"):
-		return t.fail("\\%s{%s}: Unicode blocks and java.lang.Character properties are not supported by Go's RE2 engine", p, name)
+		return t.fail("\\%s{%s}: Unicode blocks and this java.lang.Character property are not supported here", p, name)
 	}
 	if _, err := regexp.Compile(`\p{` + goName + `}`); err != nil {
 		return t.fail("unknown or unsupported character property \\%s{%s}", p, name)
