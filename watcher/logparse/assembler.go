@@ -29,14 +29,21 @@ type Assembler struct {
 	fixedName string
 	builtins  []namedParser // detection candidates, in tie-break order
 
-	env    envelope
-	parser lineParser // nil while the layout is being detected
-	layout string
+	env      envelope
+	parser   lineParser // nil while the layout is being detected
+	layout   string
+	cur      int  // index in builtins of parser, or -1
+	fallback bool // parser is the raw fallback; builtins are still tried
 
 	sample      []sampleLine
 	sampleBytes int
 	sampleCands int
-	warned      bool
+	warned      bool // the "not recognised" warning was logged
+	switchWarn  bool // the "layout changed" warning was logged
+
+	fixedMiss   int  // non-empty lines before the fixed layout's first match
+	fixedHit    bool // the fixed layout has read a first line
+	fixedWarned bool
 
 	partial [2]partialLine   // CRI/docker pieces per stream
 	strs    strings.Builder  // arena for record text; see newString
@@ -231,7 +238,23 @@ func (a *Assembler) content(text []byte, lineNo int64, cut bool, emit func(*watc
 func (a *Assembler) assemble(text []byte, lineNo int64, cut bool, emit func(*watcher.Record)) {
 	f := &a.f
 	f.reset()
-	if m := a.parser.parse(text, f); m != noMatch {
+	m := noMatch
+	if a.fallback && looksStamped(text) {
+		// In the raw fallback, keep looking for a known layout.
+		m = a.recognise(text, f, headMatch)
+	}
+	if m == noMatch {
+		m = a.parser.parse(text, f)
+	}
+	if m == noMatch && a.fixed == nil && !a.fallback && looksStamped(text) {
+		// Not a first line of the current layout but perhaps one of another:
+		// files written by workers with different layouts get concatenated.
+		m = a.recognise(text, f, fullMatch)
+	}
+	if a.fixed != nil && !a.fixedHit {
+		a.checkFixed(text, m)
+	}
+	if m != noMatch {
 		a.flush(emit)
 		a.start(text, lineNo, cut, f, m == headMatch)
 		return
@@ -360,7 +383,7 @@ func (a *Assembler) flush(emit func(*watcher.Record)) {
 	p.s = ""
 	r := a.newRecord()
 	*r = watcher.Record{
-		Time:      p.f.time,
+		Time:      p.f.time.UTC(),
 		Level:     p.f.level,
 		Context:   s[p.f.ctx.off:p.f.ctx.end],
 		Logger:    s[p.f.logger.off:p.f.logger.end],
@@ -406,8 +429,7 @@ func (a *Assembler) Flush(emit func(*watcher.Record)) {
 		}
 	}
 	if a.parser == nil && len(a.sample) > 0 {
-		a.decide()
-		a.replay(emit)
+		a.decide(emit)
 	}
 	a.flush(emit)
 }
@@ -428,6 +450,8 @@ func (a *Assembler) Reset() {
 	a.env = envUnknown
 	a.stats.Envelope = ""
 	a.sample, a.sampleBytes, a.sampleCands = nil, 0, 0
+	a.cur, a.fallback = -1, false
+	a.fixedMiss, a.fixedHit = 0, false
 	if a.fixed != nil {
 		a.parser, a.layout = a.fixed, a.fixedName
 	} else {
@@ -442,21 +466,46 @@ func (a *Assembler) Stats() Stats { return a.stats }
 func (a *Assembler) addSample(text []byte, lineNo int64, cut bool, emit func(*watcher.Record)) {
 	a.sample = append(a.sample, sampleLine{text: append([]byte(nil), text...), lineNo: lineNo, cut: cut})
 	a.sampleBytes += len(text)
-	if len(text) > 0 && text[0] != ' ' && text[0] != '\t' {
+	// Only lines shaped like the first line of some layout are evidence:
+	// start-up text before the first record (JVM notices, entrypoint
+	// scripts) must not push detection into the fallback.
+	if looksStamped(text) {
 		a.sampleCands++
 	}
-	if a.sampleCands >= detectCandidates || len(a.sample) >= detectMaxLines || a.sampleBytes >= detectMaxBytes {
-		a.decide()
-		a.replay(emit)
+	switch {
+	case a.sampleCands >= detectCandidates:
+		a.decide(emit)
+	case len(a.sample) >= detectMaxLines || a.sampleBytes >= detectMaxBytes:
+		a.decide(emit)
 	}
 }
 
-// decide picks the layout that reads the sampled lines best. Each line
-// scores 2 for a full match and 1 for a first line whose message continues;
-// ties go to the earlier name in LayoutNames(). When no layout reads at least
-// half of the lines that start with a timestamp, the raw fallback is used and
-// a warning is logged.
-func (a *Assembler) decide() {
+// looksStamped reports whether line could be the first line of a built-in
+// layout: it starts with a timestamp (optionally after '[') or is a JSON
+// object. It is a cheap pre-check; the layouts decide.
+func looksStamped(line []byte) bool {
+	if len(line) == 0 {
+		return false
+	}
+	if line[0] == '{' {
+		return true
+	}
+	b := line
+	if b[0] == '[' {
+		b = b[1:]
+	}
+	return len(b) >= 19 && isDigit(b[0]) && b[4] == '-' && b[7] == '-' && (b[10] == ' ' || b[10] == 'T') && b[13] == ':' && b[16] == ':'
+}
+
+// decide picks the layout that reads the sampled lines best and replays the
+// sample through it. Each line scores 2 for a full match and 1 for a first
+// line whose message continues; ties go to the earlier name in
+// LayoutNames(). When no sampled line looks like a first line of any layout,
+// the sample is emitted one record per line and detection goes on with the
+// next lines. When lines start with timestamps but no layout reads at least
+// half of them, the raw fallback is used, a warning is logged, and each later
+// line that a built-in layout reads switches to that layout.
+func (a *Assembler) decide(emit func(*watcher.Record)) {
 	best, bestScore, bestLines := -1, 0, 0
 	for i, c := range a.builtins {
 		score, lines := 0, 0
@@ -477,24 +526,111 @@ func (a *Assembler) decide() {
 			stamped++
 		}
 	}
-	if best >= 0 && bestLines*2 >= stamped {
-		a.parser, a.layout = a.builtins[best].p, a.builtins[best].name
+	switch {
+	case best >= 0 && bestLines*2 >= stamped:
+		a.use(best)
 		a.log.Debug("log layout detected", "layout", a.layout, "lines_matched", bestLines, "lines_sampled", len(a.sample))
-	} else {
-		a.parser = &rawParser{loc: a.opts.Location, stamped: stamped > 0}
-		a.layout = LayoutRawLine
-		how := "every line is a record"
-		if stamped > 0 {
-			a.layout = LayoutRawTimestamp
-			how = "each line that starts with a timestamp starts a record"
-		}
-		if !a.warned {
-			a.warned = true
-			a.log.Warn("log layout not recognised; set the log pattern to parse loggers and levels reliably",
-				"layout", a.layout, "assumed", how, "lines_sampled", len(a.sample))
-		}
+	case stamped == 0:
+		a.drain(emit)
+		return
+	default:
+		a.parser, a.cur, a.fallback = &rawParser{loc: a.opts.Location, stamped: true}, -1, true
+		a.layout = LayoutRawTimestamp
+		a.stats.Layout = a.layout
+		a.warnUnrecognised("each line that starts with a timestamp starts a record", len(a.sample))
 	}
+	a.replay(emit)
+}
+
+// use switches to built-in layout i.
+func (a *Assembler) use(i int) {
+	a.parser, a.layout, a.cur, a.fallback = a.builtins[i].p, a.builtins[i].name, i, false
 	a.stats.Layout = a.layout
+}
+
+func (a *Assembler) warnUnrecognised(how string, lines int) {
+	if a.warned {
+		return
+	}
+	a.warned = true
+	a.stats.LayoutWarnings++
+	a.log.Warn("log layout not recognised; set the log pattern to parse loggers and levels reliably",
+		"layout", a.layout, "assumed", how, "lines_sampled", lines)
+}
+
+// drain emits the sampled lines one record per line, when none of them
+// looks like a first line of any layout; the layout stays undetected.
+func (a *Assembler) drain(emit func(*watcher.Record)) {
+	sample := a.sample
+	a.sample, a.sampleBytes, a.sampleCands = nil, 0, 0
+	raw := rawParser{loc: a.opts.Location}
+	for _, s := range sample {
+		a.f.reset()
+		raw.parse(s.text, &a.f)
+		a.flush(emit)
+		a.start(s.text, s.lineNo, s.cut, &a.f, false)
+	}
+	a.layout = LayoutRawLine
+	a.stats.Layout = a.layout
+	a.warnUnrecognised("every line is a record until a known layout appears", len(sample))
+}
+
+// recognise tries the built-in layouts other than the current one on a line
+// the current layout did not read. On a match of at least min it switches
+// to that layout, logs the change (a warning the first time a recognised
+// layout changes in this file), and returns the match with f filled; else
+// it returns noMatch with f reset.
+func (a *Assembler) recognise(text []byte, f *fields, min int) int {
+	for i, c := range a.builtins {
+		if i == a.cur {
+			continue
+		}
+		f.reset()
+		m := c.p.parse(text, f)
+		if m < min {
+			continue
+		}
+		from := a.layout
+		wasFallback := a.fallback || a.cur < 0
+		a.use(i)
+		switch {
+		case wasFallback:
+			a.log.Info("log layout recognised", "layout", a.layout, "previous", from, "line_text_bytes", len(text))
+		case !a.switchWarn:
+			a.switchWarn = true
+			a.stats.LayoutWarnings++
+			a.log.Warn("log layout changed within the file; reading each line with the layout that fits it",
+				"layout", a.layout, "previous", from)
+		default:
+			a.log.Debug("log layout changed", "layout", a.layout, "previous", from)
+		}
+		return m
+	}
+	f.reset()
+	return noMatch
+}
+
+// fixedCheckLines is how many non-empty lines a fixed layout or pattern may
+// fail to read before a warning says it matches nothing.
+const fixedCheckLines = 64
+
+// checkFixed warns once when the first fixedCheckLines non-empty lines hold
+// no first line of the layout fixed by Options.Pattern or Options.Layout.
+func (a *Assembler) checkFixed(text []byte, m int) {
+	if m != noMatch {
+		a.fixedHit = true
+		return
+	}
+	if len(text) == 0 {
+		return
+	}
+	a.fixedMiss++
+	if a.fixedMiss == fixedCheckLines && !a.fixedWarned {
+		a.fixedWarned = true
+		a.stats.LayoutWarnings++
+		a.log.Warn("log pattern matches none of the first lines; they are read as continuation lines of one record (check the log pattern or layout)",
+			"layout", a.layout, "lines", a.fixedMiss)
+	}
 }
 
 func (a *Assembler) replay(emit func(*watcher.Record)) {

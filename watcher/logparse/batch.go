@@ -85,8 +85,10 @@ func ScanReaderBatched(ctx context.Context, r io.Reader, name string, opts Optio
 			}
 			return send()
 		})
-		if scanErr == nil && len(cur) > 0 {
-			if err := send(); err != nil {
+		// The last batch goes out after a read error too (ScanReader emits
+		// what it read before a truncated gzip); not once ctx is done.
+		if len(cur) > 0 && ctx.Err() == nil {
+			if err := send(); err != nil && scanErr == nil {
 				scanErr = fmt.Errorf("scanning %s: %w", name, err)
 			}
 		}

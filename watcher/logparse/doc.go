@@ -12,9 +12,15 @@
 //     Kafka default "[%d] %p %X{connector.context}%m (%c:%L)%n" (3.x log4j
 //     and 4.x log4j2), the Strimzi layout, two common custom layouts, JSON
 //     objects, or any log4j ConversionPattern given by the user. Without
-//     one, the layout is detected from the first lines of the file; when
-//     none fits, one record is made per line that starts with a timestamp
-//     (or per line), and a warning says so.
+//     one, the layout is detected from the first lines of the file that
+//     start with a timestamp or a JSON object (start-up text before them is
+//     no evidence); when none fits, one record is made per line that starts
+//     with a timestamp (or per line), a warning says so, and the first line
+//     a built-in layout reads later switches to it. A line that the detected
+//     layout does not read but another built-in layout reads in full starts
+//     a record in that layout (files of different workers get
+//     concatenated); the first such change is logged as a warning. A layout
+//     or pattern given by the user never changes.
 //  3. Assembly. A record starts on a line that has the layout's first-line
 //     shape; the lines after it that do not (stack frames, "Caused by:",
 //     wrapped config dumps) are its Stack.

@@ -23,6 +23,8 @@ func (jp *jsonParser) parse(line []byte, f *fields) int {
 		return noMatch
 	}
 	known := false
+	var errType, errMsg []byte
+	var errTypeEsc, errMsgEsc bool
 	for {
 		k, kind, v, esc, _, more := it.next()
 		if !more {
@@ -75,15 +77,131 @@ func (jp *jsonParser) parse(line []byte, f *fields) int {
 				jp.readMDC(line, v, f)
 			}
 		case "stack_trace", "exception", "error.stack_trace", "stackTrace", "stacktrace":
-			if kind == jsonString {
+			switch kind {
+			case jsonString:
 				f.stack = jp.value(line, v, esc, f)
+			case jsonObject: // JsonTemplateLayout templates that nest it
+				f.stack = jp.thrown(len(line), v, f)
+			}
+		case "thrown": // log4j2 JsonLayout
+			if kind == jsonObject {
+				f.stack = jp.thrown(len(line), v, f)
+			}
+		case "error": // ECS nested form
+			if kind == jsonObject && f.stack.empty() {
+				f.stack = jp.ecsError(len(line), v, f)
+			}
+		case "error.type":
+			if kind == jsonString {
+				errType, errTypeEsc = v, esc
+			}
+		case "error.message":
+			if kind == jsonString {
+				errMsg, errMsgEsc = v, esc
 			}
 		}
 	}
 	if !known {
 		return noMatch
 	}
+	if f.stack.empty() && len(errType) > 0 {
+		// ECS without error.stack_trace: "type: message", as Java prints it.
+		start := len(line) + len(f.dec)
+		f.dec = appendJSON(f.dec, errType, errTypeEsc)
+		if len(errMsg) > 0 {
+			f.dec = append(f.dec, ": "...)
+			f.dec = appendJSON(f.dec, errMsg, errMsgEsc)
+		}
+		f.stack = span{start, len(line) + len(f.dec)}
+	}
 	return fullMatch
+}
+
+// appendJSON appends the raw JSON string content v, unescaping it if esc.
+func appendJSON(dst, v []byte, esc bool) []byte {
+	if esc {
+		return appendUnescaped(dst, v)
+	}
+	return append(dst, v...)
+}
+
+// thrown renders a log4j2 JsonLayout "thrown" object into f.dec as log4j
+// prints a throwable and returns its span: "name: message", one "\tat" line
+// per extendedStackTrace element, then "Caused by: name: message" and its
+// frames for each nested "cause". An extendedStackTrace given as a string
+// (stacktraceAsString=true) is already the printed trace and is used as is.
+func (jp *jsonParser) thrown(lineLen int, obj []byte, f *fields) span {
+	start := len(f.dec)
+	for depth := 0; depth < maxCauseDepth && obj != nil; depth++ {
+		var name, msg, lmsg, frames, cause []byte
+		var nameEsc, msgEsc, lmsgEsc bool
+		var framesKind byte
+		it, ok := newObjIter(obj)
+		if !ok {
+			break
+		}
+		for {
+			k, kind, v, esc, _, more := it.next()
+			if !more {
+				break
+			}
+			switch string(k) {
+			case "name":
+				if kind == jsonString {
+					name, nameEsc = v, esc
+				}
+			case "message":
+				if kind == jsonString {
+					msg, msgEsc = v, esc
+				}
+			case "localizedMessage":
+				if kind == jsonString {
+					lmsg, lmsgEsc = v, esc
+				}
+			case "extendedStackTrace", "stackTrace":
+				if kind == jsonString || kind == jsonArray {
+					frames, framesKind = v, kind
+					if kind == jsonString && esc {
+						framesKind = 'e'
+					}
+				}
+			case "cause":
+				if kind == jsonObject {
+					cause = v
+				}
+			}
+		}
+		obj = cause
+		if framesKind == jsonString || framesKind == 'e' {
+			if len(f.dec) > start {
+				f.dec = append(f.dec, '\n')
+			}
+			f.dec = appendJSON(f.dec, frames, framesKind == 'e')
+			break // the printed trace includes the causes
+		}
+		if len(name) == 0 {
+			break
+		}
+		if len(f.dec) > start {
+			f.dec = append(f.dec, "\nCaused by: "...)
+		}
+		f.dec = appendJSON(f.dec, name, nameEsc)
+		// Throwable.toString uses getLocalizedMessage.
+		if len(lmsg) > 0 {
+			msg, msgEsc = lmsg, lmsgEsc
+		}
+		if len(msg) > 0 {
+			f.dec = append(f.dec, ": "...)
+			f.dec = appendJSON(f.dec, msg, msgEsc)
+		}
+		if framesKind == jsonArray {
+			f.dec = appendFrames(f.dec, frames)
+		}
+	}
+	if len(f.dec) == start {
+		return span{}
+	}
+	return span{start + lineLen, len(f.dec) + lineLen}
 }
 
 // tail implements lineParser; JSON records carry everything on one line.
@@ -222,4 +340,98 @@ func sniffLevel(line []byte) string {
 		i = j
 	}
 	return ""
+}
+
+// maxCauseDepth bounds the "cause" chain read from a thrown object.
+const maxCauseDepth = 32
+
+// appendFrames appends one "\tat class.method(file:line)" line per element
+// of a JsonLayout extendedStackTrace array.
+func appendFrames(dst, arr []byte) []byte {
+	i := skipSpace(arr, 1) // past '['
+	for i < len(arr) && arr[i] == '{' {
+		end, ok := skipComposite(arr, i)
+		if !ok {
+			return dst
+		}
+		var cls, meth, file, line []byte
+		it, _ := newObjIter(arr[i:end])
+		for {
+			k, kind, v, _, _, more := it.next()
+			if !more {
+				break
+			}
+			switch string(k) {
+			case "class":
+				cls = v
+			case "method":
+				meth = v
+			case "file":
+				file = v
+			case "line":
+				if kind == jsonOther {
+					line = v
+				}
+			}
+		}
+		dst = append(dst, "\n\tat "...)
+		dst = append(dst, cls...)
+		dst = append(dst, '.')
+		dst = append(dst, meth...)
+		dst = append(dst, '(')
+		dst = append(dst, file...)
+		if len(line) > 0 {
+			dst = append(dst, ':')
+			dst = append(dst, line...)
+		}
+		dst = append(dst, ')')
+		i = skipSpace(arr, end)
+		if i < len(arr) && arr[i] == ',' {
+			i = skipSpace(arr, i+1)
+		}
+	}
+	return dst
+}
+
+// ecsError reads an ECS "error" object ({"type","message","stack_trace"})
+// into f.dec: the stack trace when there is one, else "type: message".
+func (jp *jsonParser) ecsError(lineLen int, obj []byte, f *fields) span {
+	var typ, msg, st []byte
+	var typEsc, msgEsc, stEsc bool
+	it, ok := newObjIter(obj)
+	if !ok {
+		return span{}
+	}
+	for {
+		k, kind, v, esc, _, more := it.next()
+		if !more {
+			break
+		}
+		if kind != jsonString {
+			continue
+		}
+		switch string(k) {
+		case "type":
+			typ, typEsc = v, esc
+		case "message":
+			msg, msgEsc = v, esc
+		case "stack_trace":
+			st, stEsc = v, esc
+		}
+	}
+	start := len(f.dec)
+	switch {
+	case len(st) > 0:
+		f.dec = appendJSON(f.dec, st, stEsc)
+	case len(typ) > 0:
+		f.dec = appendJSON(f.dec, typ, typEsc)
+		if len(msg) > 0 {
+			f.dec = append(f.dec, ": "...)
+			f.dec = appendJSON(f.dec, msg, msgEsc)
+		}
+	}
+	if len(f.dec) == start {
+		return span{}
+	}
+	return span{start + lineLen, len(f.dec) + lineLen}
 }

@@ -27,8 +27,12 @@ const (
 	// "timestamp" or "time" (RFC 3339 text or epoch milliseconds) or
 	// "timeMillis"; "level"; "logger_name", "logger" or "loggerName";
 	// "thread_name", "thread" or "threadName"; "message"; "connector.context"
-	// at the top level or inside "mdc", "contextMap" or "context"; and
-	// "stack_trace", "exception" or "error.stack_trace" (split into Stack).
+	// at the top level or inside "mdc", "contextMap" or "context"; and the
+	// throwable, made into Stack lines as log4j prints it: "stack_trace",
+	// "exception" or "error.stack_trace" text; log4j2 JsonLayout's "thrown"
+	// object ("name: message", its extendedStackTrace frames, then "Caused
+	// by: name: message" per nested "cause"); ECS "error.type" and
+	// "error.message" (or an "error" object) when there is no stack trace.
 	LayoutJSON = "json"
 
 	// LayoutPattern is reported in Stats.Layout when Options.Pattern is set.
@@ -83,6 +87,7 @@ type Options struct {
 	Pattern string
 	// Location is the zone used for timestamps that carry no offset (log4j's
 	// %d prints the JVM's local time without one). nil means UTC.
+	// Record.Time is always given in UTC; the zone only decides the instant.
 	Location *time.Location
 	// MaxLineBytes caps each line, in bytes, after the envelope is removed;
 	// longer lines are cut and their record marked Truncated. 0 means
@@ -151,6 +156,10 @@ type Stats struct {
 	// Envelope is the envelope in use: EnvelopeNone, EnvelopeCRI,
 	// EnvelopeDocker, or "" before it is known.
 	Envelope string
+	// LayoutWarnings is the number of warnings logged about the layout: none
+	// recognised, a change of layout within the file, or a fixed pattern or
+	// layout that read none of the first 64 non-empty lines.
+	LayoutWarnings int64
 	// Layout is the layout in use: one of LayoutNames(), LayoutPattern,
 	// LayoutRawTimestamp, LayoutRawLine, or "" before it is known.
 	Layout string

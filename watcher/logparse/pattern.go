@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -51,7 +52,10 @@ type patternParser struct {
 // %level; %t, %thread, %tn; %c, %logger, %C, %class (precision options such
 // as {1} accepted); %L, %line; %m, %msg, %message; %n; %X{key}, %mdc{key},
 // %X; %x, %NDC; %F, %M, %l; %r, %T, %pid, %sn, %N; %ex, %xEx, %throwable and
-// variants (they print after the line); %%. Format modifiers (%-5p, %5p,
+// variants (they print after the line); %%; %highlight{…}{…} and
+// %style{…}{…}, read as the pattern inside them; %notEmpty{%X{connector.context}}.
+// Conversions that rewrite or may omit text (%equals, %replace, %encode,
+// %maxLen, other %notEmpty contents) are reported by name. Format modifiers (%-5p, %5p,
 // %.30c, %-20.30c) are accepted. An %X{key} other than connector.context that
 // is not followed by literal text is read as empty, since its end cannot be
 // told from what follows. The error names the first problem and its
@@ -70,6 +74,11 @@ func compilePattern(p string, loc *time.Location) (*patternParser, error) {
 		loc = time.UTC
 	}
 	pp := &patternParser{pattern: p, loc: loc}
+	orig := p
+	p, cols, err := expandWrappers(orig)
+	if err != nil {
+		return nil, fmt.Errorf("log pattern %q: %w", orig, err)
+	}
 	var elems []elem
 	addLit := func(b []byte) {
 		if n := len(elems); n > 0 && elems[n-1].kind == elLit {
@@ -79,7 +88,13 @@ func compilePattern(p string, loc *time.Location) (*patternParser, error) {
 		elems = append(elems, elem{kind: elLit, lit: append([]byte(nil), b...)})
 	}
 	errf := func(col int, format string, args ...any) error {
-		return fmt.Errorf("log pattern %q: %s at column %d", p, fmt.Sprintf(format, args...), col)
+		// Report the column in the pattern as given, before wrappers such
+		// as %highlight{…} were removed.
+		oc := len(orig) + 1
+		if col-1 < len(cols) {
+			oc = cols[col-1]
+		}
+		return fmt.Errorf("log pattern %q: %s at column %d", orig, fmt.Sprintf(format, args...), oc)
 	}
 	sawEnd, hasLogger := false, false
 	for i := 0; i < len(p); {
@@ -223,7 +238,7 @@ func compilePattern(p string, loc *time.Location) (*patternParser, error) {
 		pp.suffix = elems[msgAt+1:]
 	}
 	if len(pp.prefix) == 0 && len(pp.suffix) == 0 && !pp.hasMsg {
-		return nil, fmt.Errorf("log pattern %q: no conversion or text to match", p)
+		return nil, fmt.Errorf("log pattern %q: no conversion or text to match", orig)
 	}
 	return pp, nil
 }
@@ -523,6 +538,117 @@ func lastIndex(s, sep []byte) int {
 			return i
 		}
 		end = i
+	}
+	return -1
+}
+
+// expandWrappers rewrites the log4j 2 conversions that only decorate the
+// text of an inner pattern: %highlight{inner}{…} and %style{inner}{…} (ANSI
+// colours, which a log file written by log4j does not carry unless the
+// console had them on; they are not stripped) become inner, and
+// %notEmpty{%X{connector.context}} becomes %X{connector.context}, which is
+// optional anyway. Conversions that change or may omit the text
+// (%notEmpty, %varsNotEmpty, %variablesNotEmpty with other contents,
+// %equals, %equalsIgnoreCase, %replace, %encode, %maxLen, %maxLength) cannot
+// be read back and are reported by name. It returns the rewritten pattern
+// and, for each of its bytes, the 1-based column in p it came from.
+func expandWrappers(p string) (string, []int, error) {
+	var out []byte
+	var cols []int
+	if err := expandInto(p, 0, &out, &cols); err != nil {
+		return "", nil, err
+	}
+	return string(out), cols, nil
+}
+
+func expandInto(p string, base int, out *[]byte, cols *[]int) error {
+	put := func(from, to int) {
+		*out = append(*out, p[from:to]...)
+		for k := from; k < to; k++ {
+			*cols = append(*cols, base+k+1)
+		}
+	}
+	for i := 0; i < len(p); {
+		if p[i] != '%' {
+			put(i, i+1)
+			i++
+			continue
+		}
+		if i+1 < len(p) && p[i+1] == '%' {
+			put(i, i+2)
+			i += 2
+			continue
+		}
+		col := i + 1
+		j := i + 1
+		for j < len(p) && (p[j] == '-' || p[j] == '.' || isDigit(p[j])) {
+			j++
+		}
+		st := j
+		for j < len(p) && isLetter(p[j]) {
+			j++
+		}
+		name := p[st:j]
+		switch name {
+		case "highlight", "style", "notEmpty", "varsNotEmpty", "variablesNotEmpty",
+			"equals", "equalsIgnoreCase", "replace", "encode", "maxLen", "maxLength":
+		default:
+			put(i, j)
+			i = j
+			continue
+		}
+		var groups []string
+		var groupAt []int
+		for j < len(p) && p[j] == '{' {
+			end := matchBrace(p, j)
+			if end < 0 {
+				return fmt.Errorf("unterminated { at column %d", base+j+1)
+			}
+			groups = append(groups, p[j+1:end])
+			groupAt = append(groupAt, j+1)
+			j = end + 1
+		}
+		switch name {
+		case "highlight", "style":
+			if len(groups) == 0 {
+				return fmt.Errorf("%%%s without {pattern} at column %d", name, base+col)
+			}
+			if err := expandInto(groups[0], base+groupAt[0], out, cols); err != nil {
+				return err
+			}
+		case "notEmpty", "varsNotEmpty", "variablesNotEmpty":
+			if len(groups) > 0 {
+				switch strings.TrimSpace(groups[0]) {
+				case "%X{connector.context}", "%mdc{connector.context}", "%MDC{connector.context}":
+					g := groups[0]
+					put(groupAt[0]+strings.IndexByte(g, '%'), groupAt[0]+len(strings.TrimRight(g, " \t")))
+					i = j
+					continue
+				}
+			}
+			return fmt.Errorf("unsupported conversion %%%s at column %d (its text may be absent from a line; only %%%s{%%X{connector.context}} can be read)", name, base+col, name)
+		default:
+			return fmt.Errorf("unsupported conversion %%%s at column %d (it changes the logged text)", name, base+col)
+		}
+		i = j
+	}
+	return nil
+}
+
+// matchBrace returns the index of the '}' that closes the '{' at p[open],
+// counting nested braces, or -1.
+func matchBrace(p string, open int) int {
+	depth := 0
+	for k := open; k < len(p); k++ {
+		switch p[k] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return k
+			}
+		}
 	}
 	return -1
 }

@@ -43,7 +43,8 @@ func ScanFile(ctx context.Context, path string, opts Options, emit func(*watcher
 // 4 KiB (room for an envelope) is discarded unread into memory and counted
 // in Stats.DiscardedBytes, so a 50 MB line costs no more memory than a long
 // one. The returned error wraps the first error from emit, from reading, or
-// ctx.Err(), and names the file.
+// ctx.Err(), and names the file. On a read error (a truncated or corrupt
+// gzip file, an I/O error) the records read before it are emitted first.
 func ScanReader(ctx context.Context, r io.Reader, name string, opts Options, emit func(*watcher.Record) error) (Stats, error) {
 	a, err := NewAssembler(name, opts)
 	if err != nil {
@@ -108,6 +109,12 @@ func ScanReader(ctx context.Context, r io.Reader, name string, opts Options, emi
 			break
 		}
 		if rerr != nil {
+			// A truncated or corrupt file (a gzip cut short): emit what was
+			// read before the error, then report it.
+			a.Flush(em)
+			if emitErr != nil {
+				return a.Stats(), fmt.Errorf("scanning %s: %w", name, emitErr)
+			}
 			return a.Stats(), fmt.Errorf("reading %s: %w", name, rerr)
 		}
 	}
