@@ -206,6 +206,7 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 		total.Records += st.Records
 		total.TruncatedLines += st.TruncatedLines
 		total.DroppedLines += st.DroppedLines
+		total.LayoutWarnings += st.LayoutWarnings
 		if err != nil {
 			// Keep going: the other files still count, but the exit code says
 			// that an input could not be read.
@@ -222,6 +223,9 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 	}
 	if out.format == "text" {
 		fmt.Fprintf(e.stderr, "scanned %d lines (%d records) in %d file(s); %d finding(s)", total.Lines, total.Records, len(files), len(findings))
+		if total.LayoutWarnings > 0 {
+			fmt.Fprintf(e.stderr, "; %d file(s) in a layout not recognised (see the warning above; --log-pattern may help)", total.LayoutWarnings)
+		}
 		if total.TruncatedLines > 0 || total.DroppedLines > 0 {
 			fmt.Fprintf(e.stderr, "; %d over-long line(s) cut, %d continuation line(s) dropped", total.TruncatedLines, total.DroppedLines)
 		}
