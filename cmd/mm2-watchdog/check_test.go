@@ -18,6 +18,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/mm2-watchdog/mm2-watchdog/watcher/cluster"
+	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
 
 // startPair starts a source cluster with orders (6 partitions) and payments
@@ -233,6 +236,25 @@ func assertReadmeMetrics(t *testing.T, base string) {
 	for _, name := range []string{"mm2_watchdog_unmirrored_partitions", "mm2_watchdog_records_at_risk", "mm2_watchdog_cluster_up", "mm2_watchdog_check_duration_seconds", "mm2_watchdog_build_info"} {
 		if !exposed[name] {
 			t.Errorf("metric %s is not exposed", name)
+		}
+	}
+}
+
+// TestSnapshotOptionsPerRole: only a flow's source needs start offsets and
+// topic configs; a cluster that is only a target gets end offsets alone.
+func TestSnapshotOptionsPerRole(t *testing.T) {
+	cfg, err := mm2config.Parse("mm2.properties", []byte("clusters = a, b, c\na.bootstrap.servers = x:1\nb.bootstrap.servers = y:1\nc.bootstrap.servers = z:1\na->b.enabled = true\nb->c.enabled = true\n"), mm2config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for alias, want := range map[string]cluster.SnapshotOptions{
+		"a": {Offsets: true, Configs: true},
+		"b": {Offsets: true, Configs: true}, // source of b->c
+		"c": {Offsets: true, EndOffsetsOnly: true},
+	} {
+		got := snapshotOptions(cfg, alias)
+		if got.Offsets != want.Offsets || got.Configs != want.Configs || got.EndOffsetsOnly != want.EndOffsetsOnly {
+			t.Errorf("%s: %+v, want %+v", alias, got, want)
 		}
 	}
 }

@@ -142,7 +142,7 @@ func (r *clusterRunner) round(ctx context.Context) (parity.Round, *parity.Result
 			sctx, cancel := context.WithTimeout(gctx, r.opts.timeout)
 			defer cancel()
 			t0 := time.Now()
-			snap, err := cl.Snapshot(sctx, cluster.SnapshotOptions{Offsets: true, Configs: true})
+			snap, err := cl.Snapshot(sctx, snapshotOptions(r.cfg, alias))
 			r.observe("snapshot", t0)
 			mu.Lock()
 			defer mu.Unlock()
@@ -169,6 +169,20 @@ func (r *clusterRunner) round(ctx context.Context) (parity.Round, *parity.Result
 	r.last = res
 	r.mu.Unlock()
 	return round, res
+}
+
+// snapshotOptions says what a round needs of alias: end offsets everywhere
+// (the parity checks compare them); log start offsets and the topic configs
+// (retention.ms, cleanup.policy) only on the source of an enabled flow,
+// where records at risk are counted and their retention judged (parity)
+// and the offset-sync lag is summed (liveness). A pure target skips one
+// ListOffsets request per leader and every DescribeConfigs request.
+func snapshotOptions(cfg *mm2config.Config, alias string) cluster.SnapshotOptions {
+	source := false
+	for _, f := range cfg.Flows {
+		source = source || f.Source == alias
+	}
+	return cluster.SnapshotOptions{Offsets: true, EndOffsetsOnly: !source, Configs: source}
 }
 
 func (r *clusterRunner) observe(check string, since time.Time) {

@@ -50,7 +50,8 @@ func (c *Checker) syncLag(r Round, res *Result, all []flowSyncs) {
 			}
 			row := SyncLagRow{Source: f.Source, Target: f.Target, Topic: name, OffsetLagMax: f.OffsetLagMax}
 			known := true
-			for p, o := range t.Offsets {
+			for i, o := range t.Offsets {
+				p := int32(i)
 				if o.Err != nil || o.End < 0 {
 					known = false
 					break

@@ -22,14 +22,14 @@ import (
 // memTopic is a topic whose partition p holds offsets [starts[p], ends[p]);
 // starts may be nil (all 0).
 func memTopic(name string, starts []int64, ends ...int64) *cluster.Topic {
-	t := &cluster.Topic{Name: name, Partitions: len(ends), Offsets: make(map[int32]cluster.PartitionOffsets, len(ends)),
+	t := &cluster.Topic{Name: name, Partitions: len(ends), Offsets: make([]cluster.PartitionOffsets, len(ends)),
 		Configs: map[string]string{"cleanup.policy": "delete", "retention.ms": "604800000"}}
 	for p, e := range ends {
 		var s int64
 		if starts != nil {
 			s = starts[p]
 		}
-		t.Offsets[int32(p)] = cluster.PartitionOffsets{Start: s, End: e}
+		t.Offsets[p] = cluster.PartitionOffsets{Start: s, End: e}
 	}
 	return t
 }

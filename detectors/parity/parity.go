@@ -544,8 +544,8 @@ func (c *Checker) checkTopic(ctx context.Context, f *mm2config.Flow, st *cluster
 	}
 	ts.parts = ts.parts[:n]
 	for p := range n {
-		so, sok := st.Offsets[int32(p)]
-		to, tok := tt.Offsets[int32(p)]
+		so, sok := st.Offset(int32(p))
+		to, tok := tt.Offset(int32(p))
 		if !sok || !tok || so.Err != nil || to.Err != nil {
 			continue // unknown this round: keep the partition's state
 		}
@@ -634,7 +634,7 @@ func (c *Checker) oldestRecord(ctx context.Context, alias string, st *cluster.To
 	}
 	var oldest time.Time
 	for _, p := range parts {
-		o, ok := st.Offsets[p]
+		o, ok := st.Offset(p)
 		if !ok || o.Err != nil || o.End <= o.Start {
 			delete(ts.times, p)
 			continue
@@ -690,7 +690,7 @@ func retentionMs(t *cluster.Topic) (int64, bool) {
 func recordsIn(t *cluster.Topic, from, to int) int64 {
 	var n int64
 	for p := from; p < to; p++ {
-		o, ok := t.Offsets[int32(p)]
+		o, ok := t.Offset(int32(p))
 		if !ok || o.Err != nil || o.Start < 0 || o.End < 0 {
 			return -1
 		}

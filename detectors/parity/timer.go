@@ -13,14 +13,16 @@ import (
 const DefaultReadTimeout = 10 * time.Second
 
 // ClientTimer is the RecordTimer of the daemon and the one-shot check: it
-// reads the one record at an offset with cluster.Client.ReadRange (a direct
-// partition read, no consumer group, nothing committed) and returns its
-// timestamp (CreateTime, or LogAppendTime when the topic sets it).
+// returns the timestamp (CreateTime, or LogAppendTime when the topic sets it)
+// of the record at an offset with cluster.Client.RecordTime.
 //
-// Each read opens short-lived connections; the Checker asks for few offsets a
-// round and remembers the answers. A read of an offset that no longer holds a
-// record (compacted away, or deleted by retention since the snapshot) waits
-// for the timeout, so the Checker asks only for topics that delete by time.
+// The Checker asks for log start offsets, which RecordTime answers with one
+// ListOffsets request on the client's own connections; any other offset is
+// read directly (a short-lived consumer, no consumer group, nothing
+// committed). The Checker asks for few offsets a round and remembers the
+// answers. A read of an offset that no longer holds a record (compacted
+// away, or deleted by retention since the snapshot) waits for the timeout,
+// so the Checker asks only for topics that delete by time.
 type ClientTimer struct {
 	// Clients by MM2 cluster alias.
 	Clients map[string]*cluster.Client
@@ -42,14 +44,9 @@ func (t ClientTimer) RecordTime(ctx context.Context, alias, topic string, partit
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	recs, err := cl.ReadRange(ctx, topic, partition, offset, offset+1)
+	at, err := cl.RecordTime(ctx, topic, partition, offset)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("reading %s/%d at offset %d: %w", topic, partition, offset, err)
 	}
-	for _, r := range recs {
-		if r.Offset == offset {
-			return r.Timestamp, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("reading %s/%d at offset %d on cluster %q: no record at that offset", topic, partition, offset, alias)
+	return at, nil
 }

@@ -41,6 +41,42 @@ func (c *Client) ReadRange(ctx context.Context, topic string, partition int32, f
 	return c.read(ctx, topic, map[int32][2]int64{partition: {from, to}}, 0)
 }
 
+// RecordTime returns the timestamp of the record at offset in one
+// partition (CreateTime, or LogAppendTime when the topic sets it).
+//
+// It first asks the partition leader, on the client's own connections, for
+// the first record with a timestamp at or after 0 (ListOffsets v1+,
+// KIP-79): the leader scans from the log start offset, so for offset = the
+// log start offset the answer is that very record, in one round trip, with
+// nothing fetched. When the answer is another offset (offset is not the
+// log start, or the log start moved, or the record carries no timestamp)
+// it reads the record with ReadRange instead, whose cost it then has (a
+// short-lived consumer with its own connections). Errors are *Error values;
+// an offset that holds a transaction marker, or no record, is an error.
+func (c *Client) RecordTime(ctx context.Context, topic string, partition int32, offset int64) (time.Time, error) {
+	ctx, cancel := c.opContext(ctx)
+	defer cancel()
+	one := map[string]*Topic{topic: {Name: topic, Partitions: int(partition) + 1}}
+	r, ok := c.listOffsetsOf(ctx, one, partition, 0)[topic][partition]
+	if ok && r.err == nil && r.offset == offset && r.timestamp >= 0 {
+		return time.UnixMilli(r.timestamp), nil
+	}
+	recs, err := c.ReadRange(ctx, topic, partition, offset, offset+1)
+	if err != nil {
+		return time.Time{}, err
+	}
+	for _, rec := range recs {
+		if rec.Offset == offset {
+			return rec.Timestamp, nil
+		}
+	}
+	return time.Time{}, c.wrap(fmt.Sprintf("reading %s/%d at offset %d", topic, partition, offset), errNoRecord)
+}
+
+// errNoRecord says that an offset holds no record: a transaction marker,
+// or compacted away.
+var errNoRecord = errors.New("no record at that offset")
+
 // ReadTail reads the records among the newest n offsets of a partition
 // (from max(start, end-n) to the end offset at the time of the call),
 // oldest first. For MM2's heartbeats topic, whose partition 0 gets one
@@ -80,7 +116,8 @@ func (c *Client) ReadTopic(ctx context.Context, topic string, limit int) ([]*kgo
 	}
 	ranges := make(map[int32][2]int64, len(t.Offsets))
 	var total int64
-	for p, o := range t.Offsets {
+	for i, o := range t.Offsets {
+		p := int32(i)
 		if o.Err != nil {
 			return nil, c.wrap(fmt.Sprintf("listing offsets of %s/%d", topic, p), o.Err)
 		}

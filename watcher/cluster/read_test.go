@@ -4,10 +4,50 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+func TestRecordTime(t *testing.T) {
+	c := newCluster(t, kfake.NumBrokers(2), kfake.SeedTopics(2, "orders"))
+	base := time.UnixMilli(1_700_000_000_000)
+	// Timestamps out of order, as CreateTime allows: 10 s, 5 s, 20 s, ...
+	at := func(i int) time.Time { return base.Add(time.Duration([]int{10, 5, 20, 1, 30}[i]) * time.Second) }
+	produce(t, c, "orders", 1, 5, at)
+	cl := dial(t, plainConfig(c))
+	ctx := context.Background()
+
+	// The log start offset: one ListOffsets, nothing fetched.
+	mark := cl.stats.mark()
+	got, err := cl.RecordTime(ctx, "orders", 1, 0)
+	if err != nil || !got.Equal(at(0)) {
+		t.Errorf("RecordTime(0) = %v, %v; want %v", got, err, at(0))
+	}
+	if _, by, _ := cl.stats.since(mark); by[int16(kmsg.Fetch)] != 0 || by[int16(kmsg.ListOffsets)] != 1 {
+		t.Errorf("RecordTime at the log start sent %v, want one ListOffsets and no Fetch", by)
+	}
+	// Another offset: read, with its own (earlier) timestamp.
+	if got, err := cl.RecordTime(ctx, "orders", 1, 3); err != nil || !got.Equal(at(3)) {
+		t.Errorf("RecordTime(3) = %v, %v; want %v", got, err, at(3))
+	}
+	// After retention moved the log start, the new start is answered
+	// directly too.
+	if err := c.DeleteRecords("orders", 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cl.RecordTime(ctx, "orders", 1, 2); err != nil || !got.Equal(at(2)) {
+		t.Errorf("RecordTime(2) after DeleteRecords = %v, %v; want %v", got, err, at(2))
+	}
+	// An empty partition has no record to time: an error, not zero.
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if got, err := cl.RecordTime(short, "orders", 0, 0); err == nil {
+		t.Errorf("RecordTime of an empty partition = %v, want an error", got)
+	}
+}
 
 func TestReadTailAndRange(t *testing.T) {
 	c := newCluster(t, kfake.NumBrokers(2), kfake.SeedTopics(3, "heartbeats"))

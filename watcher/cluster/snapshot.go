@@ -40,6 +40,12 @@ type SnapshotOptions struct {
 	Names []string
 	// Offsets lists start and end offsets of every partition.
 	Offsets bool
+	// EndOffsetsOnly, with Offsets, lists end offsets only, for a cluster
+	// whose log start offsets nobody reads (the target of a flow: the
+	// parity checks compare its end offsets). PartitionOffsets.Start then
+	// stays -1, unknown; it saves one ListOffsets request per leader and
+	// the brokers' work for every partition.
+	EndOffsetsOnly bool
 	// MaxTimestamps also lists each partition's largest record timestamp
 	// (ListOffsets with timestamp -3, KIP-734), when every broker supports
 	// ListOffsets v7 or later; otherwise PartitionOffsets.MaxTimestamp
@@ -52,10 +58,11 @@ type SnapshotOptions struct {
 	ConfigNames []string
 }
 
-// Snapshot is one look at a cluster. Every request is batched: one
-// Metadata request, one ApiVersions request per broker, one ListOffsets
-// request per partition leader per kind of offset, and one DescribeConfigs
-// request per 1000 topics, whatever the number of topics.
+// Snapshot is one look at a cluster. Every request is batched: two
+// Metadata requests (one for the broker list, one for the topics), one
+// ApiVersions request per broker, one ListOffsets request per partition
+// leader per kind of offset, and one DescribeConfigs request per 1000
+// topics, whatever the number of topics.
 type Snapshot struct {
 	Alias     string    // MM2 cluster alias
 	ClusterID string    // the cluster id from Metadata ("" before Kafka 0.10.1)
@@ -108,9 +115,20 @@ type Topic struct {
 	Configs map[string]string
 	// ConfigErr is the DescribeConfigs error for this topic.
 	ConfigErr error
-	// Offsets holds offsets by partition, for every partition in the
-	// metadata, when offsets were asked for.
-	Offsets map[int32]PartitionOffsets
+	// Offsets holds the offsets of partition p at index p, one entry for
+	// every partition in the metadata (len(Offsets) == Partitions), when
+	// offsets or max timestamps were asked for; nil otherwise. Use Offset
+	// for a bounds-checked lookup.
+	Offsets []PartitionOffsets
+}
+
+// Offset returns the offsets of partition p; ok is false when the snapshot
+// has no offsets for it (not asked for, topic unknown, p out of range).
+func (t *Topic) Offset(p int32) (po PartitionOffsets, ok bool) {
+	if t == nil || p < 0 || int(p) >= len(t.Offsets) {
+		return PartitionOffsets{}, false
+	}
+	return t.Offsets[p], true
 }
 
 // PartitionOffsets are the offsets of one partition.
@@ -163,6 +181,18 @@ func (s *Snapshot) TopicNames() []string {
 // i.e. the Metadata request failed; every later failure is kept in the
 // snapshot: APIsErr, Topic.ConfigErr, PartitionOffsets.Err.
 //
+// The topic metadata is asked of one broker directly, not through
+// franz-go's client-level path, which would also deep-copy every topic and
+// partition into the client's metadata cache (several times the size of
+// the response at 10,000 topics, and most of a snapshot's CPU time). The
+// ListOffsets requests are split by the partition leaders of that same
+// response and sent to each leader directly; only partitions whose leader
+// answers NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION (the leader
+// moved since the metadata) are asked again through franz-go's sharded
+// path, which looks the new leader up. A partition whose metadata carries
+// an error (LEADER_NOT_AVAILABLE, ...) or no leader is not asked: its
+// offsets are unknown, with that error.
+//
 // The whole call is bounded by ctx and the client's APITimeout.
 func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error) {
 	start := c.now()
@@ -170,17 +200,9 @@ func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot,
 	ctx, cancel := c.opContext(ctx)
 	defer cancel()
 
-	req := kmsg.NewPtrMetadataRequest()
-	if len(opts.Names) > 0 {
-		for _, n := range opts.Names {
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(n)
-			req.Topics = append(req.Topics, rt)
-		}
-	} // nil Topics: all topics
-	resp, err := req.RequestWith(ctx, c.kgo)
+	resp, err := c.topicMetadata(ctx, opts.Names)
 	if err != nil {
-		return nil, c.wrap("listing metadata", err)
+		return nil, err
 	}
 
 	s := &Snapshot{
@@ -193,6 +215,9 @@ func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot,
 	if resp.ClusterID != nil {
 		s.ClusterID = *resp.ClusterID
 	}
+	// One allocation for every Topic; the map points into it.
+	slab := make([]Topic, 0, len(resp.Topics)+len(opts.Names))
+	plan := offsetPlan{byLeader: map[int32][]partLoc{}}
 	for i := range resp.Topics {
 		rt := &resp.Topics[i]
 		if rt.Topic == nil {
@@ -202,7 +227,8 @@ func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot,
 		if opts.Topics != nil && !opts.Topics(name) {
 			continue
 		}
-		t := &Topic{Name: name, Internal: rt.IsInternal, Partitions: len(rt.Partitions)}
+		slab = append(slab, Topic{Name: name, Internal: rt.IsInternal, Partitions: len(rt.Partitions)})
+		t := &slab[len(slab)-1]
 		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
 			t.Err = err
 			t.Partitions = -1
@@ -216,7 +242,11 @@ func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot,
 			}
 		}
 		s.Topics[name] = t
+		if t.Err == nil && t.Partitions > 0 {
+			plan.add(t, rt.Partitions)
+		}
 	}
+	plan.finish()
 	// Names asked for but not answered at all are unknown too.
 	for _, n := range opts.Names {
 		if _, ok := s.Topics[n]; !ok && (opts.Topics == nil || opts.Topics(n)) {
@@ -228,63 +258,67 @@ func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot,
 	for _, b := range resp.Brokers {
 		brokerIDs = append(brokerIDs, b.NodeID)
 	}
+	resp = nil // the topics are copied out; let the response go
 
 	var (
 		wg                  sync.WaitGroup
-		starts, ends, maxTS offsetResults
+		starts, ends, maxTS []offsetResult
 		configs             map[string]configResult
 		apis                map[int16]int16
 		apisErr             error
 		answered            bool
-		wantOffsets         = opts.Offsets
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		apis, answered, apisErr = c.apiVersions(ctx, brokerIDs)
-	}()
-	if wantOffsets {
-		wg.Add(2)
-		go func() { defer wg.Done(); starts = c.listOffsets(ctx, s.Topics, -2) }()
-		go func() { defer wg.Done(); ends = c.listOffsets(ctx, s.Topics, -1) }()
+	wg.Go(func() { apis, answered, apisErr = c.apiVersions(ctx, brokerIDs) })
+	if opts.Offsets {
+		if !opts.EndOffsetsOnly {
+			wg.Go(func() { starts = c.listOffsets(ctx, &plan, -2) })
+		}
+		wg.Go(func() { ends = c.listOffsets(ctx, &plan, -1) })
 	}
 	if opts.Configs {
-		wg.Add(1)
-		go func() { defer wg.Done(); configs = c.describeConfigs(ctx, s.Topics, opts.ConfigNames) }()
+		wg.Go(func() { configs = c.describeConfigs(ctx, s.Topics, opts.ConfigNames) })
 	}
 	wg.Wait()
 	s.APIs, s.APIsErr, s.answered = apis, apisErr, answered
 	if opts.MaxTimestamps {
 		if v, ok := s.APIs[int16(kmsg.ListOffsets)]; ok && v >= 7 && s.APIsErr == nil {
-			maxTS = c.listOffsets(ctx, s.Topics, -3)
+			maxTS = c.listOffsets(ctx, &plan, -3)
 		}
 	}
 
-	for name, t := range s.Topics {
-		if t.Err != nil {
-			continue
+	if opts.Offsets || maxTS != nil {
+		// One allocation for every partition's offsets; each topic's
+		// Offsets is its window of it.
+		all := make([]PartitionOffsets, plan.total)
+		for i, t := range plan.topics {
+			base := plan.bases[i]
+			t.Offsets = all[base : base+t.Partitions : base+t.Partitions]
 		}
-		if wantOffsets || maxTS != nil {
-			t.Offsets = make(map[int32]PartitionOffsets, t.Partitions)
-			for p := int32(0); p < int32(t.Partitions); p++ {
-				po := PartitionOffsets{Start: -1, End: -1}
-				if wantOffsets {
-					po.Start, po.Err = starts.get(name, p)
-					var endErr error
-					po.End, endErr = ends.get(name, p)
-					if po.Err == nil {
-						po.Err = endErr
-					}
+		for i := range all {
+			po := PartitionOffsets{Start: -1, End: -1}
+			if opts.Offsets {
+				if starts != nil {
+					po.Start, po.Err = starts[i].get()
 				}
-				if maxTS != nil {
-					if r, ok := maxTS[name][p]; ok && r.err == nil && r.timestamp >= 0 {
-						po.MaxTimestamp = time.UnixMilli(r.timestamp)
-					}
+				var endErr error
+				po.End, endErr = ends[i].get()
+				if po.Err == nil {
+					po.Err = endErr
 				}
-				t.Offsets[p] = po
 			}
+			if maxTS != nil {
+				if r := maxTS[i]; r.err == nil && r.timestamp >= 0 {
+					po.MaxTimestamp = time.UnixMilli(r.timestamp)
+				}
+			}
+			all[i] = po
 		}
-		if opts.Configs {
+	}
+	if opts.Configs {
+		for name, t := range s.Topics {
+			if t.Err != nil {
+				continue
+			}
 			if r, ok := configs[name]; ok {
 				t.Configs, t.ConfigErr = r.configs, r.err
 			} else {
@@ -296,6 +330,56 @@ func (c *Client) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot,
 	s.Requests, s.RequestsByKey, s.RequestTime = c.stats.since(mark)
 	s.Duration = c.now().Sub(start)
 	return s, nil
+}
+
+// topicMetadata fetches the metadata of the named topics (every topic when
+// names is empty). A client-level Metadata request for no topics (which
+// franz-go does not cache) refreshes the client's broker list and finds a
+// live broker; the topic metadata is then asked of the brokers in turn,
+// directly, until one answers. Errors are *Error values.
+func (c *Client) topicMetadata(ctx context.Context, names []string) (*kmsg.MetadataResponse, error) {
+	brokersOnly := kmsg.NewPtrMetadataRequest()
+	brokersOnly.Topics = []kmsg.MetadataRequestTopic{}
+	bresp, err := brokersOnly.RequestWith(ctx, c.kgo)
+	if err != nil {
+		return nil, c.wrap("listing metadata", err)
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	if len(names) > 0 {
+		req.Topics = make([]kmsg.MetadataRequestTopic, 0, len(names))
+		for _, n := range names {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(n)
+			req.Topics = append(req.Topics, rt)
+		}
+	} // nil Topics: all topics
+	if len(bresp.Brokers) == 0 {
+		// No broker listed (never from a real broker): the client-level
+		// path still finds one.
+		resp, err := req.RequestWith(ctx, c.kgo)
+		if err != nil {
+			return nil, c.wrap("listing metadata", err)
+		}
+		return resp, nil
+	}
+	var errs []error
+	for i, b := range bresp.Brokers {
+		br := c.kgo.Broker(int(b.NodeID))
+		var kresp kmsg.Response
+		if i == len(bresp.Brokers)-1 {
+			kresp, err = br.RetriableRequest(ctx, req)
+		} else {
+			kresp, err = br.Request(ctx, req)
+		}
+		if err == nil {
+			return kresp.(*kmsg.MetadataResponse), nil
+		}
+		errs = append(errs, fmt.Errorf("broker %d: %w", b.NodeID, err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, c.wrap("listing metadata", errors.Join(errs...))
 }
 
 // apiVersions asks every broker for its ApiVersions, one request each, in
@@ -366,44 +450,195 @@ type offsetResult struct {
 	err               error
 }
 
-type offsetResults map[string]map[int32]offsetResult
-
-// get returns the offset for t/p, -1 and an error when unknown.
-func (o offsetResults) get(t string, p int32) (int64, error) {
-	r, ok := o[t][p]
-	switch {
-	case !ok:
-		return -1, ErrNoAnswer
-	case r.err != nil:
+// get returns the offset, -1 and an error when unknown.
+func (r offsetResult) get() (int64, error) {
+	if r.err != nil {
 		return -1, r.err
 	}
 	return r.offset, nil
 }
 
-// listOffsets issues one ListOffsets request for every partition of every
-// topic without a metadata error, with the given special timestamp (-2
-// start, -1 end, -3 max timestamp). franz-go splits it by partition leader.
-// Shard failures are recorded against every partition the shard carried.
-func (c *Client) listOffsets(ctx context.Context, topics map[string]*Topic, timestamp int64) offsetResults {
+type offsetResults map[string]map[int32]offsetResult
+
+// get returns the offset for t/p, -1 and an error when unknown.
+func (o offsetResults) get(t string, p int32) (int64, error) {
+	r, ok := o[t][p]
+	if !ok {
+		return -1, ErrNoAnswer
+	}
+	return r.get()
+}
+
+// partLoc is one partition to list: the index of its topic in
+// offsetPlan.topics and the partition number.
+type partLoc struct {
+	topic, partition int32
+}
+
+// offsetPlan lays out the partitions of a snapshot for ListOffsets: the
+// partitions of topics[i] are at bases[i] .. bases[i]+Partitions-1 of the
+// flat result slices, byLeader lists what each partition leader is asked,
+// and failed holds the partitions not asked, with their metadata error.
+type offsetPlan struct {
+	topics   []*Topic
+	bases    []int
+	index    map[string]int32 // topic name -> index in topics
+	owner    []int32          // flat index -> the leader asked, -1 when none
+	total    int
+	byLeader map[int32][]partLoc
+	failed   []failedPart
+}
+
+type failedPart struct {
+	at  int // index in the flat results
+	err error
+}
+
+// add plans the partitions of t, as listed in its metadata.
+func (pl *offsetPlan) add(t *Topic, parts []kmsg.MetadataResponseTopicPartition) {
+	ti := int32(len(pl.topics))
+	pl.topics = append(pl.topics, t)
+	pl.bases = append(pl.bases, pl.total)
+	base := pl.total
+	pl.total += t.Partitions
+	for _, p := range parts {
+		if p.Partition < 0 || int(p.Partition) >= t.Partitions {
+			continue // left unanswered: unknown
+		}
+		err := kerr.ErrorForCode(p.ErrorCode)
+		if errors.Is(err, kerr.ReplicaNotAvailable) && p.Leader >= 0 {
+			err = nil // a follower is down; the leader answers
+		}
+		if err == nil && p.Leader < 0 {
+			err = kerr.LeaderNotAvailable
+		}
+		if err != nil {
+			pl.failed = append(pl.failed, failedPart{at: base + int(p.Partition), err: err})
+			continue
+		}
+		pl.byLeader[p.Leader] = append(pl.byLeader[p.Leader], partLoc{topic: ti, partition: p.Partition})
+	}
+}
+
+// finish indexes the planned topics by name and each partition by the
+// leader it is asked of; call it once, after the last add.
+func (pl *offsetPlan) finish() {
+	pl.index = make(map[string]int32, len(pl.topics))
+	for i, t := range pl.topics {
+		pl.index[t.Name] = int32(i)
+	}
+	pl.owner = make([]int32, pl.total)
+	for i := range pl.owner {
+		pl.owner[i] = -1
+	}
+	for leader, locs := range pl.byLeader {
+		for _, l := range locs {
+			pl.owner[pl.bases[l.topic]+int(l.partition)] = leader
+		}
+	}
+}
+
+// at returns the flat index of a partition of a topic named in a response,
+// or -1.
+func (pl *offsetPlan) at(topic string, p int32) int {
+	if pl.index == nil {
+		return -1
+	}
+	ti, ok := pl.index[topic]
+	if !ok || p < 0 || int(p) >= pl.topics[ti].Partitions {
+		return -1
+	}
+	return pl.bases[ti] + int(p)
+}
+
+// offsetsRequest builds a ListOffsets request for locs with the given
+// special timestamp; the locs of one topic must be adjacent.
+func (c *Client) offsetsRequest(pl *offsetPlan, locs []partLoc, timestamp int64) *kmsg.ListOffsetsRequest {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = -1
 	req.TimeoutMillis = int32(c.cfg.RequestTimeout / time.Millisecond)
-	for name, t := range topics {
-		if t.Err != nil || t.Partitions <= 0 {
+	// One allocation for every partition; each topic's Partitions is
+	// its window of it.
+	parts := make([]kmsg.ListOffsetsRequestTopicPartition, len(locs))
+	for i, l := range locs {
+		rp := &parts[i]
+		rp.Default() // CurrentLeaderEpoch -1, MaxNumOffsets 1
+		rp.Partition = l.partition
+		rp.Timestamp = timestamp
+		if i == 0 || l.topic != locs[i-1].topic {
+			rt := kmsg.NewListOffsetsRequestTopic()
+			rt.Topic = pl.topics[l.topic].Name
+			rt.Partitions = parts[i : i+1]
+			req.Topics = append(req.Topics, rt)
 			continue
 		}
-		rt := kmsg.NewListOffsetsRequestTopic()
-		rt.Topic = name
-		rt.Partitions = make([]kmsg.ListOffsetsRequestTopicPartition, t.Partitions)
-		for p := range rt.Partitions {
-			rp := kmsg.NewListOffsetsRequestTopicPartition()
-			rp.Partition = int32(p)
-			rp.Timestamp = timestamp
-			rt.Partitions[p] = rp
-		}
-		req.Topics = append(req.Topics, rt)
+		rt := &req.Topics[len(req.Topics)-1]
+		rt.Partitions = rt.Partitions[:len(rt.Partitions)+1]
 	}
-	return c.issueListOffsets(ctx, req)
+	return req
+}
+
+// listOffsets lists one kind of offset (timestamp -2 start, -1 end, -3 max
+// timestamp, KIP-734) of every planned partition: one request per
+// partition leader, in parallel, sent to the leader directly. A failed
+// request is recorded against every partition it carried; partitions whose
+// leader moved are asked again through franz-go's sharded path. The result
+// is indexed like the plan.
+func (c *Client) listOffsets(ctx context.Context, pl *offsetPlan, timestamp int64) []offsetResult {
+	out := make([]offsetResult, pl.total)
+	for i := range out {
+		out[i] = offsetResult{offset: -1, timestamp: -1, err: ErrNoAnswer}
+	}
+	for _, f := range pl.failed {
+		out[f.at].err = f.err
+	}
+	var wg sync.WaitGroup
+	for leader, locs := range pl.byLeader {
+		wg.Go(func() {
+			req := c.offsetsRequest(pl, locs, timestamp)
+			kresp, err := c.kgo.Broker(int(leader)).RetriableRequest(ctx, req)
+			if err != nil {
+				err = c.wrap("listing offsets", fmt.Errorf("broker %d: %w", leader, err))
+				for _, l := range locs {
+					out[pl.bases[l.topic]+int(l.partition)] = offsetResult{offset: -1, timestamp: -1, err: err}
+				}
+				return
+			}
+			resp := kresp.(*kmsg.ListOffsetsResponse)
+			for _, rt := range resp.Topics {
+				for _, rp := range rt.Partitions {
+					// Only partitions this leader was asked for:
+					// another goroutine owns the rest of out.
+					if at := pl.at(rt.Topic, rp.Partition); at >= 0 && pl.owner[at] == leader {
+						out[at] = offsetResult{offset: rp.Offset, timestamp: rp.Timestamp, err: kerr.ErrorForCode(rp.ErrorCode)}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	// Partitions whose leader moved since the metadata: franz-go's
+	// sharded path looks the new leader up.
+	var moved []partLoc
+	for _, locs := range pl.byLeader {
+		for _, l := range locs {
+			err := out[pl.bases[l.topic]+int(l.partition)].err
+			if errors.Is(err, kerr.NotLeaderForPartition) || errors.Is(err, kerr.UnknownTopicOrPartition) {
+				moved = append(moved, l)
+			}
+		}
+	}
+	if len(moved) > 0 {
+		sort.Slice(moved, func(i, j int) bool { return moved[i].topic < moved[j].topic })
+		again := c.issueListOffsets(ctx, c.offsetsRequest(pl, moved, timestamp))
+		for _, l := range moved {
+			if r, ok := again[pl.topics[l.topic].Name][l.partition]; ok {
+				out[pl.bases[l.topic]+int(l.partition)] = r
+			}
+		}
+	}
+	return out
 }
 
 // issueListOffsets sends req, split by partition leader, and collects

@@ -259,3 +259,57 @@ func TestSnapshotUnreachable(t *testing.T) {
 		t.Errorf("Dial = %v after %v", err, time.Since(start))
 	}
 }
+
+func TestSnapshotEndOffsetsOnly(t *testing.T) {
+	c := newCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(6, "orders"))
+	produce(t, c, "orders", 2, 9, nil)
+	if err := c.DeleteRecords("orders", 2, 4); err != nil {
+		t.Fatal(err)
+	}
+	cl := dial(t, plainConfig(c))
+	full, err := cl.Snapshot(context.Background(), SnapshotOptions{Offsets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cl.Snapshot(context.Background(), SnapshotOptions{Offsets: true, EndOffsetsOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := s.Topics["orders"]
+	if len(o.Offsets) != 6 {
+		t.Fatalf("orders has %d partitions of offsets, want 6", len(o.Offsets))
+	}
+	if po := o.Offsets[2]; po.Err != nil || po.End != 9 || po.Start != -1 {
+		t.Errorf("orders/2 = %+v, want end 9 and start -1 (unknown, not asked)", po)
+	}
+	if n, all := s.RequestsByKey[int16(kmsg.ListOffsets)], full.RequestsByKey[int16(kmsg.ListOffsets)]; 2*n != all {
+		t.Errorf("ListOffsets requests = %d, want half of the %d of start and end offsets", n, all)
+	}
+	if _, ok := o.Offset(6); ok {
+		t.Error("Offset(6) of a 6-partition topic is ok")
+	}
+}
+
+// A leader that says it no longer leads a partition (it moved after the
+// metadata was taken) is not the last word: the partition is asked again
+// through the client's sharded path and its offsets are known.
+func TestSnapshotLeaderMoved(t *testing.T) {
+	c := newCluster(t, kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
+	produce(t, c, "orders", 1, 4, nil)
+	cl := dial(t, plainConfig(c))
+	before, err := cl.Snapshot(context.Background(), SnapshotOptions{Offsets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "orders", Partitions: []int32{1}, Err: kerr.NotLeaderForPartition, Count: 2})
+	s, err := cl.Snapshot(context.Background(), SnapshotOptions{Offsets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if po := s.Topics["orders"].Offsets[1]; po.Err != nil || po.Start != 0 || po.End != 4 {
+		t.Errorf("orders/1 = %+v, want 0..4 after the retry", po)
+	}
+	if n, n0 := s.RequestsByKey[int16(kmsg.ListOffsets)], before.RequestsByKey[int16(kmsg.ListOffsets)]; n <= n0 {
+		t.Errorf("ListOffsets requests = %d, want more than the %d without the fault (a retry)", n, n0)
+	}
+}
