@@ -169,3 +169,10 @@ func (f *Finding) Fold(next Finding) {
 		f.Hint = next.Hint
 	}
 }
+
+// RuleInfo names a rule and the severity it fires at, as the detector
+// packages list them (for metric pre-initialisation and docs).
+type RuleInfo struct {
+	ID       string
+	Severity Severity
+}

@@ -20,19 +20,13 @@ const (
 	RuleCheckpointStalled = "checkpoint-stalled"
 )
 
-// RuleInfo names a rule and the severity it fires at.
-type RuleInfo struct {
-	ID       string
-	Severity detectors.Severity
-}
-
 // Rules lists the rule ids of this package with the severity each fires at,
 // for metric pre-initialisation and docs.
-func Rules() []RuleInfo {
-	return []RuleInfo{
-		{RuleHeartbeatStalled, detectors.Critical},
-		{RuleHeartbeatMissing, detectors.Warning},
-		{RuleCheckpointStalled, detectors.Warning},
+func Rules() []detectors.RuleInfo {
+	return []detectors.RuleInfo{
+		{ID: RuleHeartbeatStalled, Severity: detectors.Critical},
+		{ID: RuleHeartbeatMissing, Severity: detectors.Warning},
+		{ID: RuleCheckpointStalled, Severity: detectors.Warning},
 	}
 }
 

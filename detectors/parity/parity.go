@@ -69,22 +69,16 @@ const (
 	RuleClusterUnreachable    = "cluster-unreachable"
 )
 
-// RuleInfo names a rule and the severity it fires at.
-type RuleInfo struct {
-	ID       string
-	Severity detectors.Severity
-}
-
 // Rules lists the rule ids of this package with the severity each fires at,
 // for metric pre-initialisation and docs.
-func Rules() []RuleInfo {
-	return []RuleInfo{
-		{RuleUnmirrored, detectors.Critical},
-		{RuleTargetTopicMissing, detectors.Critical},
-		{RuleReplicationStalled, detectors.Critical},
-		{RuleReplicationLoop, detectors.Critical},
-		{RuleLacksCreatePartitions, detectors.Warning},
-		{RuleClusterUnreachable, detectors.Critical},
+func Rules() []detectors.RuleInfo {
+	return []detectors.RuleInfo{
+		{ID: RuleUnmirrored, Severity: detectors.Critical},
+		{ID: RuleTargetTopicMissing, Severity: detectors.Critical},
+		{ID: RuleReplicationStalled, Severity: detectors.Critical},
+		{ID: RuleReplicationLoop, Severity: detectors.Critical},
+		{ID: RuleLacksCreatePartitions, Severity: detectors.Warning},
+		{ID: RuleClusterUnreachable, Severity: detectors.Critical},
 	}
 }
 
