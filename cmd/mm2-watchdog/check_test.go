@@ -13,12 +13,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/cluster"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
@@ -27,46 +26,25 @@ import (
 // and a target without CreatePartitions and IncrementalAlterConfigs with
 // orders at 3 partitions, and returns an MM2 properties file for kafka->vast
 // with IdentityReplicationPolicy.
-func startPair(t *testing.T) (props string, src, tgt *kfake.Cluster) {
+func startPair(t *testing.T) (props string, src, tgt *kafkatest.Cluster) {
 	t.Helper()
-	src = kfake.MustCluster(kfake.NumBrokers(1), kfake.ClusterID("kafka"),
-		kfake.SeedTopics(6, "orders"), kfake.SeedTopics(2, "payments"), kfake.SeedTopics(1, "healthy"))
-	t.Cleanup(src.Close)
+	src = kafkatest.New(t, "kafka", kfake.SeedTopics(6, "orders"), kfake.SeedTopics(2, "payments"), kfake.SeedTopics(1, "healthy"))
 	limited := kversion.Stable()
 	limited.SetMaxKeyVersion(int16(kmsg.CreatePartitions), -1)
 	limited.SetMaxKeyVersion(int16(kmsg.IncrementalAlterConfigs), -1)
-	tgt = kfake.MustCluster(kfake.NumBrokers(1), kfake.ClusterID("vast"), kfake.MaxVersions(limited),
-		kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "healthy"))
-	t.Cleanup(tgt.Close)
+	tgt = kafkatest.New(t, "vast", kfake.MaxVersions(limited), kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "healthy"))
 
 	// 7 records in each of partitions 0..5 of orders, so the 3 missing
 	// partitions hold exactly 21 records.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(src.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	var recs []*kgo.Record
 	for p := int32(0); p < 6; p++ {
-		for i := 0; i < 7; i++ {
-			recs = append(recs, &kgo.Record{Topic: "orders", Partition: p, Value: []byte("v")})
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatal(err)
+		src.Produce(t, "orders", p, 7, nil)
 	}
 
 	props = filepath.Join(t.TempDir(), "mm2.properties")
-	text := fmt.Sprintf(`clusters = kafka, vast
-kafka.bootstrap.servers = %s
-vast.bootstrap.servers = %s
-kafka->vast.enabled = true
-vast->kafka.enabled = false
-kafka->vast.topics = orders, payments, healthy
-replication.policy.class = org.apache.kafka.connect.mirror.IdentityReplicationPolicy
-`, strings.Join(src.ListenAddrs(), ","), strings.Join(tgt.ListenAddrs(), ","))
+	text := kafkatest.PairConfig(src, tgt,
+		"vast->kafka.enabled = false",
+		"kafka->vast.topics = orders, payments, healthy",
+		"replication.policy.class = org.apache.kafka.connect.mirror.IdentityReplicationPolicy")
 	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +94,7 @@ func TestCheckAgainstLimitedTarget(t *testing.T) {
 	}
 
 	// With the target down: cluster-unreachable and no parity finding.
-	tgt.Close()
+	tgt.Fake.Close()
 	code, out, _ = runMain(t, nil, "", "check", "--mm2-config", props, "--format", "json", "--cluster-timeout", "5s")
 	if code != exitFindings {
 		t.Fatalf("target down: code %d", code)
@@ -185,18 +163,8 @@ func TestRunClusterChecks(t *testing.T) {
 	}
 
 	// Repair: recreate the target topic with 6 partitions.
-	adm, err := kgo.NewClient(kgo.SeedBrokers(tgt.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	admin := kadm.NewClient(adm)
-	if _, err := admin.DeleteTopic(ctx, "orders"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.CreateTopic(ctx, 6, 1, nil, "orders"); err != nil {
-		t.Fatal(err)
-	}
+	tgt.DeleteTopic(t, "orders")
+	tgt.CreateTopic(t, "orders", 6, nil)
 	waitFor(t, "resolved on /metrics", func() bool {
 		_, b := httpGet(t, base+"/metrics")
 		return strings.Contains(b, series+"0") && strings.Contains(b, `mm2_watchdog_alerts_firing{rule="unmirrored-partitions",severity="critical"} 0`)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,10 +13,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
 
@@ -34,26 +33,9 @@ import (
 //     checkpoints on vast translate 318 -> 318 and 182 -> 1.
 func startLivenessPair(t *testing.T, now time.Time) (props string) {
 	t.Helper()
-	src := kfake.MustCluster(kfake.NumBrokers(1), kfake.ClusterID("kafka"),
-		kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "heartbeats", "mm2-offset-syncs.vast.internal"))
-	t.Cleanup(src.Close)
-	tgt := kfake.MustCluster(kfake.NumBrokers(1), kfake.ClusterID("vast"),
-		kfake.SeedTopics(3, "kafka.orders"), kfake.SeedTopics(1, "heartbeats", "kafka.heartbeats", "kafka.checkpoints.internal"))
-	t.Cleanup(tgt.Close)
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(3, "orders"), kfake.SeedTopics(1, "heartbeats", "mm2-offset-syncs.vast.internal"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(3, "kafka.orders"), kfake.SeedTopics(1, "heartbeats", "kafka.heartbeats", "kafka.checkpoints.internal"))
 
-	produce := func(c *kfake.Cluster, recs ...*kgo.Record) {
-		t.Helper()
-		cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cl.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	hb := func(topic, s, tg string, ts time.Time) *kgo.Record {
 		k, v := mm2config.Heartbeat{Source: s, Target: tg, Timestamp: ts}.Encode()
 		return &kgo.Record{Topic: topic, Key: k, Value: v, Timestamp: ts}
@@ -67,39 +49,18 @@ func startLivenessPair(t *testing.T, now time.Time) (props string) {
 		return &kgo.Record{Topic: "mm2-offset-syncs.vast.internal", Key: k, Value: v}
 	}
 	stale := hb("heartbeats", "kafka", "vast", now.Add(-10*time.Minute))
-	produce(tgt, stale,
+	tgt.Write(t, stale,
 		&kgo.Record{Topic: "heartbeats", Key: stale.Key, Value: stale.Value[:4]}, // truncated
 		hb("kafka.heartbeats", "vast", "kafka", now.Add(-2*time.Second)),
 		cp(0, 318, 318), cp(1, 182, 1))
-	var orders []*kgo.Record
-	for p, n := range []int{318, 182, 0} {
-		for range n {
-			orders = append(orders, &kgo.Record{Topic: "orders", Partition: int32(p), Value: []byte("o")})
-		}
-	}
-	produce(src, append(orders, hb("heartbeats", "vast", "kafka", now.Add(-time.Second)),
-		sync(0, 0, 0), sync(1, 0, 0), sync(0, 318, 318))...)
-
-	adm, err := kgo.NewClient(kgo.SeedBrokers(src.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	var offs kadm.Offsets
-	offs.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 318, LeaderEpoch: -1})
-	offs.Add(kadm.Offset{Topic: "orders", Partition: 1, At: 182, LeaderEpoch: -1})
-	resp, err := kadm.NewClient(adm).CommitOffsets(context.Background(), "billing", offs)
-	if err == nil {
-		err = resp.Error()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	src.Produce(t, "orders", 0, 318, nil)
+	src.Produce(t, "orders", 1, 182, nil)
+	src.Write(t, hb("heartbeats", "vast", "kafka", now.Add(-time.Second)),
+		sync(0, 0, 0), sync(1, 0, 0), sync(0, 318, 318))
+	src.Commit(t, "billing", "orders", map[int32]int64{0: 318, 1: 182})
 
 	props = filepath.Join(t.TempDir(), "mm2.properties")
-	text := fmt.Sprintf("clusters = kafka, vast\nkafka.bootstrap.servers = %s\nvast.bootstrap.servers = %s\nkafka->vast.enabled = true\nkafka->vast.topics = orders\n",
-		strings.Join(src.ListenAddrs(), ","), strings.Join(tgt.ListenAddrs(), ","))
-	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(props, []byte(kafkatest.PairConfig(src, tgt, "kafka->vast.topics = orders")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return props

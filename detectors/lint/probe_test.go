@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/mm2-watchdog/mm2-watchdog/detectors"
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/cluster"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
@@ -30,40 +31,28 @@ func limitedVersions() *kversion.Versions {
 // over TCP: on kafka, orders has 6 partitions and clicks 3 with an explicit
 // retention.bytes; on vast, orders exists with 3 partitions and clicks is
 // missing.
-func probePair(t *testing.T) (kafka, vast *kfake.Cluster) {
+func probePair(t *testing.T) (kafka, vast *kafkatest.Cluster) {
 	t.Helper()
-	var err error
-	kafka, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("kafka"), kfake.SeedTopics(6, "orders"))
-	if err != nil {
+	kafka = kafkatest.New(t, "kafka", kfake.SeedTopics(6, "orders"))
+	if err := kafka.Fake.CreateTopic("clicks", 3, map[string]string{"retention.bytes": "1048576"}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(kafka.Close)
-	if err := kafka.CreateTopic("clicks", 3, map[string]string{"retention.bytes": "1048576"}); err != nil {
-		t.Fatal(err)
-	}
-	vast, err = kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("vast"), kfake.MaxVersions(limitedVersions()), kfake.SeedTopics(3, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(vast.Close)
+	vast = kafkatest.New(t, "vast", kfake.MaxVersions(limitedVersions()), kfake.SeedTopics(3, "orders"))
 	return kafka, vast
 }
 
-func snapshot(t *testing.T, alias string, c *kfake.Cluster, names []string) *cluster.Snapshot {
+// snapshot takes the snapshot --probe takes: topic configs named by names
+// (all when nil).
+func snapshot(t *testing.T, c *kafkatest.Cluster, names []string) *cluster.Snapshot {
 	t.Helper()
-	cl, err := cluster.New(cluster.Config{Alias: alias, Seeds: c.ListenAddrs()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	s, err := cl.Snapshot(context.Background(), cluster.SnapshotOptions{Configs: true, ConfigNames: names})
+	s, err := c.Client.Snapshot(context.Background(), cluster.SnapshotOptions{Configs: true, ConfigNames: names})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func probeConfig(t *testing.T, kafka, vast *kfake.Cluster, extra string) *mm2config.Config {
+func probeConfig(t *testing.T, kafka, vast *kafkatest.Cluster, extra string) *mm2config.Config {
 	t.Helper()
 	data := fmt.Sprintf(`clusters = kafka, vast
 kafka.bootstrap.servers = %s
@@ -73,7 +62,7 @@ kafka->vast.topics = orders, clicks
 replication.policy.class = org.apache.kafka.connect.mirror.IdentityReplicationPolicy
 sync.topic.acls.enabled = false
 sync.topic.configs.enabled = false
-%s`, strings.Join(kafka.ListenAddrs(), ","), strings.Join(vast.ListenAddrs(), ","), extra)
+%s`, kafka.Bootstrap(), vast.Bootstrap(), extra)
 	cfg, fs := Parse("mm2.properties", []byte(data), mm2config.Options{LookupEnv: noEnv})
 	if cfg == nil {
 		t.Fatalf("parse:%s", describe(fs))
@@ -83,11 +72,11 @@ sync.topic.configs.enabled = false
 
 func TestLimitsFromSnapshot(t *testing.T) {
 	kafka, vast := probePair(t)
-	full, ok := LimitsFromSnapshot(snapshot(t, "kafka", kafka, nil))
+	full, ok := LimitsFromSnapshot(snapshot(t, kafka, nil))
 	if !ok || full.Limited() {
 		t.Errorf("kafka: got %+v ok=%v, want full", full, ok)
 	}
-	lim, ok := LimitsFromSnapshot(snapshot(t, "vast", vast, nil))
+	lim, ok := LimitsFromSnapshot(snapshot(t, vast, nil))
 	if !ok || lim != LimitedBroker(lim.Basis) {
 		t.Errorf("vast: got %+v ok=%v, want every limit", lim, ok)
 	}
@@ -103,7 +92,7 @@ func TestProbePrecreate(t *testing.T) {
 	cfg := probeConfig(t, kafka, vast, "vast.producer.enable.idempotence = false\nvast.producer.compression.type = none\n")
 	opts := Options{}
 	names := ProbeConfigNames(opts)
-	opts.Snapshots = map[string]*cluster.Snapshot{"kafka": snapshot(t, "kafka", kafka, names), "vast": snapshot(t, "vast", vast, names)}
+	opts.Snapshots = map[string]*cluster.Snapshot{"kafka": snapshot(t, kafka, names), "vast": snapshot(t, vast, names)}
 	fs := atLeastWarning(Check(cfg, opts))
 	if len(fs) != 2 {
 		t.Fatalf("want 2 lint-precreate findings, got:%s", describe(fs))
@@ -138,7 +127,7 @@ func TestProbeDecidesLimits(t *testing.T) {
 	// Flows both ways; the strict profile would call kafka limited too, the
 	// probe says it is not.
 	cfg := probeConfig(t, kafka, vast, "vast->kafka.enabled = true\nvast->kafka.topics = returns\noffset-syncs.topic.location = target\n")
-	opts := Options{Snapshots: map[string]*cluster.Snapshot{"kafka": snapshot(t, "kafka", kafka, nil), "vast": snapshot(t, "vast", vast, nil)}}
+	opts := Options{Snapshots: map[string]*cluster.Snapshot{"kafka": snapshot(t, kafka, nil), "vast": snapshot(t, vast, nil)}}
 	fs := atLeastWarning(Check(cfg, opts))
 	for _, f := range fs {
 		if f.Target == "kafka" && f.Rule != RulePrecreate {

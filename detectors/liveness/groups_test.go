@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 )
 
 const (
@@ -18,24 +20,24 @@ const (
 // and 182 on partition 1 and never committed partition 2. MM2 synced
 // partition 0 at 318 -> 318 but partition 1 only at 0 -> 0, so the
 // checkpoints translate 318 -> 318 and 182 -> 1.
-func groupPair(t *testing.T) (src, tgt *kafkaCluster) {
+func groupPair(t *testing.T) (src, tgt *kafkatest.Cluster) {
 	t.Helper()
-	src, tgt = newKafka(t, "kafka"), newKafka(t, "vast")
-	src.createTopic(t, "orders", 3)
-	src.createTopic(t, "audit", 1)
-	src.createTopic(t, syncTopic, 1)
-	tgt.createTopic(t, cpTopic, 1)
-	src.fill(t, "orders", 0, 318)
-	src.fill(t, "orders", 1, 182)
-	src.fill(t, "audit", 0, 5)
-	src.commit(t, "billing", "orders", map[int32]int64{0: 318, 1: 182})
-	src.commit(t, "console-consumer-4711", "orders", map[int32]int64{0: 10})
-	src.write(t,
+	src, tgt = kafkatest.New(t, "kafka"), kafkatest.New(t, "vast")
+	src.CreateTopic(t, "orders", 3, nil)
+	src.CreateTopic(t, "audit", 1, nil)
+	src.CreateTopic(t, syncTopic, 1, nil)
+	tgt.CreateTopic(t, cpTopic, 1, nil)
+	src.Produce(t, "orders", 0, 318, nil)
+	src.Produce(t, "orders", 1, 182, nil)
+	src.Produce(t, "audit", 0, 5, nil)
+	src.Commit(t, "billing", "orders", map[int32]int64{0: 318, 1: 182})
+	src.Commit(t, "console-consumer-4711", "orders", map[int32]int64{0: 10})
+	src.Write(t,
 		offsetSync(syncTopic, "orders", 0, 0, 0),
 		offsetSync(syncTopic, "orders", 1, 0, 0),
 		offsetSync(syncTopic, "orders", 0, 318, 318),
 	)
-	tgt.write(t,
+	tgt.Write(t,
 		checkpoint(cpTopic, "billing", "kafka.orders", 0, 300, 301, t0.Add(-2*time.Minute)),
 		checkpoint(cpTopic, "billing", "kafka.orders", 0, 318, 318, t0.Add(-time.Minute)),
 		checkpoint(cpTopic, "billing", "kafka.orders", 1, 182, 1, t0.Add(-time.Minute)),
@@ -56,7 +58,7 @@ func flowGroups(t *testing.T, res *Result, source, target string) FlowGroups {
 
 func TestCutoverReadiness(t *testing.T) {
 	src, tgt := groupPair(t)
-	cfg := parseConfig(t, pairConfig(src, tgt, "kafka->vast.topics = orders", "emit.heartbeats.enabled = false"))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "kafka->vast.topics = orders", "emit.heartbeats.enabled = false"))
 	res := check(t, New(Options{}), cfg, t0, src, tgt)
 	fg := flowGroups(t, res, "kafka", "vast")
 	if fg.Unknown != "" || fg.SyncsUnknown != "" {
@@ -116,9 +118,9 @@ func TestCutoverReadiness(t *testing.T) {
 // group not ready; a missing offset-sync makes the re-read a lower bound.
 func TestCutoverNotReady(t *testing.T) {
 	src, tgt := groupPair(t)
-	src.commit(t, "billing", "orders", map[int32]int64{2: 0})
-	src.commit(t, "fresh", "orders", map[int32]int64{0: 5})
-	cfg := parseConfig(t, pairConfig(src, tgt, "emit.heartbeats.enabled = false", "offset-syncs.topic.location = target"))
+	src.Commit(t, "billing", "orders", map[int32]int64{2: 0})
+	src.Commit(t, "fresh", "orders", map[int32]int64{0: 5})
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "emit.heartbeats.enabled = false", "offset-syncs.topic.location = target"))
 	res := check(t, New(Options{}), cfg, t0, src, tgt)
 	fg := flowGroups(t, res, "kafka", "vast")
 	if len(fg.Groups) != 2 {
@@ -146,8 +148,8 @@ func TestCutoverNotReady(t *testing.T) {
 // checkpoint arrives. Malformed checkpoints are counted, not fatal.
 func TestCheckpointStalled(t *testing.T) {
 	src, tgt := groupPair(t)
-	tgt.write(t, &kgo.Record{Topic: cpTopic, Key: []byte{0, 7, 'b'}, Value: []byte{0, 0}, Timestamp: t0})
-	cfg := parseConfig(t, pairConfig(src, tgt, "emit.heartbeats.enabled = false"))
+	tgt.Write(t, &kgo.Record{Topic: cpTopic, Key: []byte{0, 7, 'b'}, Value: []byte{0, 0}, Timestamp: t0})
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "emit.heartbeats.enabled = false"))
 	c := New(Options{})
 	stalled := func(res *Result) []string {
 		var out []string
@@ -170,8 +172,8 @@ func TestCheckpointStalled(t *testing.T) {
 	if bad != 1 {
 		t.Errorf("malformed checkpoints %d, want 1 (%+v)", bad, res.Malformed)
 	}
-	src.fill(t, "orders", 1, 20)
-	src.commit(t, "billing", "orders", map[int32]int64{1: 200})
+	src.Produce(t, "orders", 1, 20, nil)
+	src.Commit(t, "billing", "orders", map[int32]int64{1: 200})
 	res = check(t, c, cfg, t0.Add(time.Minute), src, tgt)
 	if got := stalled(res); len(got) != 0 {
 		t.Fatalf("round 2 (commit moved, window not over): %v", got)
@@ -192,7 +194,7 @@ func TestCheckpointStalled(t *testing.T) {
 		t.Errorf("re-read after the commit moved: %d, want 199", g.Reread)
 	}
 
-	tgt.write(t, checkpoint(cpTopic, "billing", "kafka.orders", 1, 200, 1, t0.Add(6*time.Minute+30*time.Second)))
+	tgt.Write(t, checkpoint(cpTopic, "billing", "kafka.orders", 1, 200, 1, t0.Add(6*time.Minute+30*time.Second)))
 	res = check(t, c, cfg, t0.Add(7*time.Minute), src, tgt)
 	if got := stalled(res); len(got) != 0 {
 		t.Errorf("after a new checkpoint: %v", got)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 )
 
 // heartbeatPair starts kafka and vast with flow kafka->vast and MM2's
@@ -16,24 +18,24 @@ import (
 // (kafka,vast) to heartbeats on vast at kvAge before t0; vast->kafka writes
 // (vast,kafka) to heartbeats on kafka, replicated to kafka.heartbeats on
 // vast, both fresh.
-func heartbeatPair(t *testing.T, kvAge time.Duration) (src, tgt *kafkaCluster) {
+func heartbeatPair(t *testing.T, kvAge time.Duration) (src, tgt *kafkatest.Cluster) {
 	t.Helper()
-	src, tgt = newKafka(t, "kafka"), newKafka(t, "vast")
-	src.createTopic(t, "heartbeats", 1)
-	tgt.createTopic(t, "heartbeats", 1)
-	tgt.createTopic(t, "kafka.heartbeats", 1)
+	src, tgt = kafkatest.New(t, "kafka"), kafkatest.New(t, "vast")
+	src.CreateTopic(t, "heartbeats", 1, nil)
+	tgt.CreateTopic(t, "heartbeats", 1, nil)
+	tgt.CreateTopic(t, "kafka.heartbeats", 1, nil)
 	for i := 5; i >= 1; i-- {
 		ts := t0.Add(-time.Duration(i) * time.Second)
-		src.write(t, heartbeat("heartbeats", "vast", "kafka", ts))
-		tgt.write(t, heartbeat("kafka.heartbeats", "vast", "kafka", ts.Add(-500*time.Millisecond)))
-		tgt.write(t, heartbeat("heartbeats", "kafka", "vast", t0.Add(-kvAge-time.Duration(i)*time.Second)))
+		src.Write(t, heartbeat("heartbeats", "vast", "kafka", ts))
+		tgt.Write(t, heartbeat("kafka.heartbeats", "vast", "kafka", ts.Add(-500*time.Millisecond)))
+		tgt.Write(t, heartbeat("heartbeats", "kafka", "vast", t0.Add(-kvAge-time.Duration(i)*time.Second)))
 	}
 	return src, tgt
 }
 
 func TestHeartbeatsFresh(t *testing.T) {
 	src, tgt := heartbeatPair(t, 0)
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	res := check(t, New(Options{}), cfg, t0, src, tgt)
 	if got := findings(res); len(got) != 0 {
 		t.Fatalf("fresh heartbeats gave findings %v", got)
@@ -60,7 +62,7 @@ func TestHeartbeatsFresh(t *testing.T) {
 
 func TestHeartbeatsStale(t *testing.T) {
 	src, tgt := heartbeatPair(t, 10*time.Minute)
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	res := check(t, New(Options{}), cfg, t0, src, tgt)
 	got := byRule(res, RuleHeartbeatStalled)
 	if len(got) != 1 || len(res.All()) != 1 {
@@ -81,7 +83,7 @@ func TestHeartbeatsStale(t *testing.T) {
 	}
 
 	// The threshold follows emit.heartbeats.interval.seconds: 10 x 90 s.
-	cfg = parseConfig(t, pairConfig(src, tgt, "emit.heartbeats.interval.seconds = 90"))
+	cfg = kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "emit.heartbeats.interval.seconds = 90"))
 	res = check(t, New(Options{}), cfg, t0, src, tgt)
 	if got := findings(res); len(got) != 0 {
 		t.Errorf("10 min old heartbeats with a 15 min threshold gave %v", got)
@@ -97,8 +99,8 @@ func TestHeartbeatOutOfTail(t *testing.T) {
 	for i := 100; i >= 1; i-- {
 		recs = append(recs, heartbeat("heartbeats", "other", "vast", t0.Add(-time.Duration(i)*2*time.Second)))
 	}
-	tgt.write(t, recs...)
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	tgt.Write(t, recs...)
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	c := New(Options{HeartbeatTail: 50})
 	res := check(t, c, cfg, t0, src, tgt)
 	row := heartbeatRow(t, res, "kafka", "vast", false)
@@ -117,10 +119,10 @@ func TestHeartbeatOutOfTail(t *testing.T) {
 }
 
 func TestHeartbeatsAbsent(t *testing.T) {
-	src, tgt := newKafka(t, "kafka"), newKafka(t, "vast")
-	src.createTopic(t, "heartbeats", 1)
-	src.write(t, heartbeat("heartbeats", "vast", "kafka", t0.Add(-time.Second)))
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	src, tgt := kafkatest.New(t, "kafka"), kafkatest.New(t, "vast")
+	src.CreateTopic(t, "heartbeats", 1, nil)
+	src.Write(t, heartbeat("heartbeats", "vast", "kafka", t0.Add(-time.Second)))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	res := check(t, New(Options{}), cfg, t0, src, tgt)
 	got := findings(res)
 	want := []string{"heartbeat-missing kafka->vast heartbeats", "heartbeat-missing kafka->vast kafka.heartbeats"}
@@ -134,14 +136,14 @@ func TestHeartbeatsAbsent(t *testing.T) {
 	}
 
 	// An empty heartbeats topic is missing too.
-	tgt.createTopic(t, "heartbeats", 1)
+	tgt.CreateTopic(t, "heartbeats", 1, nil)
 	res = check(t, New(Options{}), cfg, t0, src, tgt)
 	if row := heartbeatRow(t, res, "kafka", "vast", false); row.Status != StatusMissing || !strings.Contains(row.Err, "no records") {
 		t.Errorf("empty topic row %+v", row)
 	}
 
 	// Heartbeats off: nothing is read or reported.
-	cfg = parseConfig(t, pairConfig(src, tgt, "emit.heartbeats.enabled = false"))
+	cfg = kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "emit.heartbeats.enabled = false"))
 	res = check(t, New(Options{}), cfg, t0, src, tgt)
 	if len(res.Heartbeats) != 0 || len(byRule(res, RuleHeartbeatMissing)) != 0 {
 		t.Errorf("heartbeats disabled: rows %+v findings %v", res.Heartbeats, findings(res))
@@ -154,14 +156,14 @@ func TestHeartbeatsMalformed(t *testing.T) {
 	src, tgt := heartbeatPair(t, 0)
 	good := heartbeat("heartbeats", "kafka", "vast", t0)
 	v1 := append([]byte{0, 1}, good.Value[2:]...)
-	tgt.write(t,
+	tgt.Write(t,
 		&kgo.Record{Topic: "heartbeats", Key: good.Key, Value: good.Value[:5], Timestamp: t0},      // truncated value
 		&kgo.Record{Topic: "heartbeats", Key: []byte{0, 9, 'k'}, Value: good.Value, Timestamp: t0}, // truncated key
 		&kgo.Record{Topic: "heartbeats", Key: good.Key, Value: v1, Timestamp: t0.Add(time.Hour)},   // version 1
 		&kgo.Record{Topic: "heartbeats", Key: nil, Value: nil, Timestamp: t0},                      // tombstone-like
 	)
 	var logs bytes.Buffer
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	c := New(Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	res := check(t, c, cfg, t0, src, tgt)
 	if got := findings(res); len(got) != 0 {
@@ -188,7 +190,7 @@ func TestHeartbeatsMalformed(t *testing.T) {
 // herder's scope is unknown (alerts kept), not clean.
 func TestHeartbeatUnknownKeepsFindings(t *testing.T) {
 	src, tgt := heartbeatPair(t, 10*time.Minute)
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	c := New(Options{})
 	r := round(t, cfg, t0, src, tgt)
 	delete(r.Snapshots, "vast")
@@ -208,20 +210,20 @@ func TestHeartbeatUnknownKeepsFindings(t *testing.T) {
 // fresh heartbeats on kafka the replication is blamed; with stale ones, the
 // herders emitting into kafka.
 func TestReplicatedHeartbeatStale(t *testing.T) {
-	src, tgt := newKafka(t, "kafka"), newKafka(t, "vast")
-	src.createTopic(t, "heartbeats", 1)
-	tgt.createTopic(t, "heartbeats", 1)
-	tgt.createTopic(t, "kafka.heartbeats", 1)
-	tgt.write(t, heartbeat("heartbeats", "kafka", "vast", t0.Add(-time.Second)),
+	src, tgt := kafkatest.New(t, "kafka"), kafkatest.New(t, "vast")
+	src.CreateTopic(t, "heartbeats", 1, nil)
+	tgt.CreateTopic(t, "heartbeats", 1, nil)
+	tgt.CreateTopic(t, "kafka.heartbeats", 1, nil)
+	tgt.Write(t, heartbeat("heartbeats", "kafka", "vast", t0.Add(-time.Second)),
 		heartbeat("kafka.heartbeats", "vast", "kafka", t0.Add(-10*time.Minute)))
-	src.write(t, heartbeat("heartbeats", "vast", "kafka", t0.Add(-9*time.Minute)))
-	cfg := parseConfig(t, pairConfig(src, tgt))
+	src.Write(t, heartbeat("heartbeats", "vast", "kafka", t0.Add(-9*time.Minute)))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	res := check(t, New(Options{}), cfg, t0, src, tgt)
 	got := byRule(res, RuleHeartbeatStalled)
 	if len(got) != 1 || got[0].Topic != "kafka.heartbeats" || !strings.Contains(got[0].Summary, "9m0s old too") {
 		t.Fatalf("findings %+v", got)
 	}
-	src.write(t, heartbeat("heartbeats", "vast", "kafka", t0.Add(-2*time.Second)))
+	src.Write(t, heartbeat("heartbeats", "vast", "kafka", t0.Add(-2*time.Second)))
 	res = check(t, New(Options{}), cfg, t0, src, tgt)
 	got = byRule(res, RuleHeartbeatStalled)
 	if len(got) != 1 || !strings.Contains(got[0].Summary, "replication is at fault") {

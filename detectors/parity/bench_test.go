@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/cluster"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
@@ -28,13 +29,13 @@ func BenchmarkCheck(b *testing.B) {
 		for i := range names {
 			names[i] = fmt.Sprintf("topic-%05d", i)
 		}
-		src := newKafka(b, "kafka", kfake.SeedTopics(10, names...))
+		src := kafkatest.New(b, "kafka", kfake.SeedTopics(10, names...))
 		targets := make([]string, len(names))
 		for i, n := range names {
 			targets[i] = "kafka." + n
 		}
-		tgt := newKafka(b, "vast", kfake.SeedTopics(10, targets[1:]...), kfake.SeedTopics(9, targets[0]))
-		cfg := parseConfig(b, twoClusterConfig(src, tgt))
+		tgt := kafkatest.New(b, "vast", kfake.SeedTopics(10, targets[1:]...), kfake.SeedTopics(9, targets[0]))
+		cfg := kafkatest.ParseConfig(b, kafkatest.PairConfig(src, tgt))
 		start := time.Now()
 		r := takeRound(b, cfg, t0, src, tgt)
 		if len(r.Failures) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/cluster"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
@@ -48,7 +49,7 @@ func memSnap(alias string, topics ...*cluster.Topic) *cluster.Snapshot {
 }
 
 func memConfig(t testing.TB, extra string) *mm2config.Config {
-	return parseConfig(t, "clusters = kafka, vast\nkafka.bootstrap.servers = 127.0.0.1:1\nvast.bootstrap.servers = 127.0.0.1:2\nkafka->vast.enabled = true\n"+extra+"\n")
+	return kafkatest.ParseConfig(t, "clusters = kafka, vast\nkafka.bootstrap.servers = 127.0.0.1:1\nvast.bootstrap.servers = 127.0.0.1:2\nkafka->vast.enabled = true\n"+extra+"\n")
 }
 
 func memRound(cfg *mm2config.Config, at time.Time, src, tgt *cluster.Snapshot) Round {
@@ -226,7 +227,7 @@ func TestStateForgotten(t *testing.T) {
 	if n := len(c.flows[flowKey{"kafka", "vast"}].topics); n != 1 {
 		t.Errorf("%d topics tracked after payments left the filter, want 1", n)
 	}
-	none := parseConfig(t, "clusters = kafka, vast\nkafka.bootstrap.servers = 127.0.0.1:1\nvast.bootstrap.servers = 127.0.0.1:2\nvast->kafka.enabled = true\n")
+	none := kafkatest.ParseConfig(t, "clusters = kafka, vast\nkafka.bootstrap.servers = 127.0.0.1:1\nvast.bootstrap.servers = 127.0.0.1:2\nvast->kafka.enabled = true\n")
 	c.Check(ctx, Round{Config: none, Now: t0, Snapshots: map[string]*cluster.Snapshot{"kafka": src, "vast": tgt}}, nil)
 	if _, ok := c.flows[flowKey{"kafka", "vast"}]; ok {
 		t.Error("state of a flow that left the configuration kept")

@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 )
 
 var metricNames = []string{MetricTopicPartitions, MetricUnmirrored, MetricRecordsAtRisk, MetricTargetTopicMissing, MetricStalled, MetricClusterUp}
@@ -36,23 +38,23 @@ const (
 // deleted when a topic leaves the filter, series kept while the target is
 // unreachable, and a lint-clean registry.
 func TestMetrics(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(6, "orders"), kfake.SeedTopics(2, "payments"))
-	tgt := newKafka(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
-	src.produce(t, "orders", 3, 2, nil)
-	src.produce(t, "orders", 4, 3, nil)
-	src.produce(t, "orders", 5, 4, nil)
-	src.produce(t, "payments", 0, 5, nil)
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(6, "orders"), kfake.SeedTopics(2, "payments"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
+	src.Produce(t, "orders", 3, 2, nil)
+	src.Produce(t, "orders", 4, 3, nil)
+	src.Produce(t, "orders", 5, 4, nil)
+	src.Produce(t, "payments", 0, 5, nil)
 	reg := prometheus.NewPedanticRegistry()
 	m := NewMetrics(reg)
 	c := New(Options{MissingGrace: noGrace})
 	ctx := context.Background()
 	publish := func(cfgText string, at time.Time) {
 		t.Helper()
-		r := takeRound(t, parseConfig(t, cfgText), at, src, tgt)
+		r := takeRound(t, kafkatest.ParseConfig(t, cfgText), at, src, tgt)
 		m.Publish(r, c.Check(ctx, r, nil))
 	}
 
-	publish(twoClusterConfig(src, tgt), t0)
+	publish(kafkatest.PairConfig(src, tgt), t0)
 	err := testutil.GatherAndCompare(reg, expo(
 		helpUp,
 		`mm2_watchdog_cluster_up{cluster="kafka"} 1`,
@@ -79,7 +81,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// payments leaves the filter: its series go.
-	onlyOrders := twoClusterConfig(src, tgt, "kafka->vast.topics = orders")
+	onlyOrders := kafkatest.PairConfig(src, tgt, "kafka->vast.topics = orders")
 	publish(onlyOrders, t0.Add(time.Minute))
 	afterFilter := []string{
 		helpUp,
@@ -107,7 +109,7 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// The target goes away: the flow's series stay, cluster_up says why.
-	tgt.fake.Close()
+	tgt.Fake.Close()
 	publish(onlyOrders, t0.Add(2*time.Minute))
 	if err := testutil.GatherAndCompare(reg, want("0"), metricNames...); err != nil {
 		t.Errorf("with the target unreachable: %v", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/mm2-watchdog/mm2-watchdog/detectors"
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
 
@@ -38,16 +39,16 @@ func TestUnmirroredPartitions(t *testing.T) {
 	shapes := []struct {
 		name  string
 		opts  []kfake.Opt
-		setup func(*kafkaCluster)
+		setup func(*kafkatest.Cluster)
 		lacks bool // the target does not advertise CreatePartitions
 	}{
 		{name: "max-versions", opts: []kfake.Opt{withoutCreatePartitions()}, lacks: true},
-		{name: "fault", setup: func(k *kafkaCluster) {
-			k.fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreatePartitions, kmsg.IncrementalAlterConfigs}, Err: kerr.UnsupportedVersion, Count: -1})
+		{name: "fault", setup: func(k *kafkatest.Cluster) {
+			k.Fake.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.CreatePartitions, kmsg.IncrementalAlterConfigs}, Err: kerr.UnsupportedVersion, Count: -1})
 		}},
-		{name: "control-key", setup: func(k *kafkaCluster) {
-			k.fake.ControlKey(int16(kmsg.CreatePartitions), func(kr kmsg.Request) (kmsg.Response, error, bool) {
-				k.fake.KeepControl()
+		{name: "control-key", setup: func(k *kafkatest.Cluster) {
+			k.Fake.ControlKey(int16(kmsg.CreatePartitions), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+				k.Fake.KeepControl()
 				req := kr.(*kmsg.CreatePartitionsRequest)
 				resp := req.ResponseKind().(*kmsg.CreatePartitionsResponse)
 				for _, rt := range req.Topics {
@@ -64,29 +65,29 @@ func TestUnmirroredPartitions(t *testing.T) {
 	}
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
-			src := newKafka(t, "kafka")
-			tgt := newKafka(t, "vast", append(sh.opts, kfake.SeedTopics(3, "kafka.orders"))...)
+			src := kafkatest.New(t, "kafka")
+			tgt := kafkatest.New(t, "vast", append(sh.opts, kfake.SeedTopics(3, "kafka.orders"))...)
 			if sh.setup != nil {
 				sh.setup(tgt)
 			}
 			// The shape really refuses to add partitions.
 			ctx := context.Background()
-			if resp, err := tgt.admin.CreatePartitions(ctx, 3, "kafka.orders"); err == nil && resp["kafka.orders"].Err == nil {
+			if resp, err := tgt.Admin.CreatePartitions(ctx, 3, "kafka.orders"); err == nil && resp["kafka.orders"].Err == nil {
 				t.Fatal("the target added partitions; the refusal shape does not work")
 			}
 
 			ret := "604800000"
-			src.createTopic(t, "orders", 6, map[string]*string{"retention.ms": &ret})
+			src.CreateTopic(t, "orders", 6, map[string]*string{"retention.ms": &ret})
 			counts := []int{5, 7, 9, 11, 13, 17}
 			ages := []time.Duration{time.Minute, time.Minute, time.Minute, 2 * time.Hour, 3 * time.Hour, time.Hour}
 			for p, n := range counts {
-				src.produce(t, "orders", int32(p), n, func(i int) time.Time { return t0.Add(-ages[p] + time.Duration(i)*time.Second) })
+				src.Produce(t, "orders", int32(p), n, func(i int) time.Time { return t0.Add(-ages[p] + time.Duration(i)*time.Second) })
 			}
 			for p := range 3 {
-				tgt.produce(t, "kafka.orders", int32(p), counts[p], nil)
+				tgt.Produce(t, "kafka.orders", int32(p), counts[p], nil)
 			}
 
-			cfg := parseConfig(t, twoClusterConfig(src, tgt))
+			cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 			res := New(Options{}).Check(ctx, takeRound(t, cfg, t0, src, tgt), timers(src, tgt))
 
 			un := byRule(res, flowScope, RuleUnmirrored)
@@ -136,11 +137,11 @@ func TestUnmirroredPartitions(t *testing.T) {
 // in the one-shot check, and only after refresh.topics.interval + 60 s in the
 // daemon; creating it resolves the finding.
 func TestTargetTopicMissing(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(3, "orders"), kfake.SeedTopics(2, "payments"))
-	tgt := newKafka(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
-	src.produce(t, "payments", 0, 4, nil)
-	src.produce(t, "payments", 1, 6, nil)
-	cfg := parseConfig(t, twoClusterConfig(src, tgt, "refresh.topics.interval.seconds = 30"))
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(3, "orders"), kfake.SeedTopics(2, "payments"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
+	src.Produce(t, "payments", 0, 4, nil)
+	src.Produce(t, "payments", 1, 6, nil)
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "refresh.topics.interval.seconds = 30"))
 	ctx := context.Background()
 
 	t.Run("one-shot", func(t *testing.T) {
@@ -180,7 +181,7 @@ func TestTargetTopicMissing(t *testing.T) {
 			t.Errorf("missing_for_seconds = %v, want 90", got[0].Values["missing_for_seconds"])
 		}
 
-		tgt.createTopic(t, "kafka.payments", 2, nil)
+		tgt.CreateTopic(t, "kafka.payments", 2, nil)
 		res = c.Check(ctx, takeRound(t, cfg, t0.Add(100*time.Second), src, tgt), nil)
 		if fs := res.All(); len(fs) != 0 {
 			t.Errorf("after creating the target topic: findings %v", rules(res))
@@ -194,14 +195,14 @@ func TestTargetTopicMissing(t *testing.T) {
 // TestHealthy: every replicated topic mirrored with its partitions, internal
 // topics and cycles left alone: no finding, every row ok.
 func TestHealthy(t *testing.T) {
-	src := newKafka(t, "kafka",
+	src := kafkatest.New(t, "kafka",
 		kfake.SeedTopics(3, "orders"), kfake.SeedTopics(2, "payments"), kfake.SeedTopics(1, "heartbeats"),
 		kfake.SeedTopics(1, "mm2-offsets.vast.internal", "vast.checkpoints.internal", "__private", "vast.orders"))
-	tgt := newKafka(t, "vast",
+	tgt := kafkatest.New(t, "vast",
 		kfake.SeedTopics(3, "kafka.orders"), kfake.SeedTopics(4, "kafka.payments"), kfake.SeedTopics(1, "kafka.heartbeats"))
-	src.produce(t, "orders", 1, 3, nil)
-	tgt.produce(t, "kafka.orders", 1, 3, nil)
-	cfg := parseConfig(t, twoClusterConfig(src, tgt))
+	src.Produce(t, "orders", 1, 3, nil)
+	tgt.Produce(t, "kafka.orders", 1, 3, nil)
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	res := New(Options{MissingGrace: noGrace}).Check(context.Background(), takeRound(t, cfg, t0, src, tgt), nil)
 	if fs := res.All(); len(fs) != 0 {
 		t.Fatalf("findings %v, want none", rules(res))
@@ -228,9 +229,9 @@ func TestHealthy(t *testing.T) {
 // TestTargetUnreachable: with the target closed, the round reports
 // cluster-unreachable and no parity finding, and the flow scope is unknown.
 func TestTargetUnreachable(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(6, "orders"))
-	tgt := newKafka(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
-	cfg := parseConfig(t, twoClusterConfig(src, tgt))
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(6, "orders"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	c := New(Options{MissingGrace: noGrace})
 	ctx := context.Background()
 	res := c.Check(ctx, takeRound(t, cfg, t0, src, tgt), nil)
@@ -238,7 +239,7 @@ func TestTargetUnreachable(t *testing.T) {
 		t.Fatalf("first round: %v", rules(res))
 	}
 
-	tgt.fake.Close()
+	tgt.Fake.Close()
 	r := takeRound(t, cfg, t0.Add(time.Minute), src, tgt)
 	if r.Failures["vast"] == nil {
 		t.Fatal("snapshot of the closed cluster succeeded")
@@ -278,10 +279,10 @@ func TestPolicies(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			src := newKafka(t, "kafka", kfake.SeedTopics(4, "orders"), kfake.SeedTopics(1, "heartbeats"))
-			tgt := newKafka(t, "vast", kfake.SeedTopics(2, tc.target), kfake.SeedTopics(1, tc.heartbeat))
-			src.produce(t, "orders", 3, 8, nil)
-			cfg := parseConfig(t, twoClusterConfig(src, tgt, tc.extra))
+			src := kafkatest.New(t, "kafka", kfake.SeedTopics(4, "orders"), kfake.SeedTopics(1, "heartbeats"))
+			tgt := kafkatest.New(t, "vast", kfake.SeedTopics(2, tc.target), kfake.SeedTopics(1, tc.heartbeat))
+			src.Produce(t, "orders", 3, 8, nil)
+			cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, tc.extra))
 			res := New(Options{MissingGrace: noGrace}).Check(context.Background(), takeRound(t, cfg, t0, src, tgt), nil)
 			want := []string{"heartbeats->" + tc.heartbeat, "orders->" + tc.target}
 			if got := rowTopics(res, "kafka", "vast"); !slices.Equal(got, want) {
@@ -304,10 +305,10 @@ func TestPolicies(t *testing.T) {
 // TestTopicFilters: regex entries, literal entries and excludes select the
 // topics, with MM2's full-match semantics.
 func TestTopicFilters(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(1,
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(1,
 		"orders", "orders-eu", "orders-old", "orders.tmp", "payments", "pay1", "audit", "audit-log", "other"))
-	tgt := newKafka(t, "vast")
-	cfg := parseConfig(t, twoClusterConfig(src, tgt,
+	tgt := kafkatest.New(t, "vast")
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt,
 		`kafka->vast.topics = orders.*, pay[a-z]+, audit`,
 		`kafka->vast.topics.exclude = .*\\.tmp, orders-old`))
 	res := New(Options{MissingGrace: noGrace}).Check(context.Background(), takeRound(t, cfg, t0, src, tgt), nil)
@@ -325,9 +326,9 @@ func TestTopicFilters(t *testing.T) {
 // rounds show up as unmirrored with the records produced into them, and the
 // finding is gone once the target topic is recreated with enough partitions.
 func TestSourceGainsPartitions(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(3, "orders"))
-	tgt := newKafka(t, "vast", withoutCreatePartitions(), kfake.SeedTopics(3, "kafka.orders"))
-	cfg := parseConfig(t, twoClusterConfig(src, tgt))
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(3, "orders"))
+	tgt := kafkatest.New(t, "vast", withoutCreatePartitions(), kfake.SeedTopics(3, "kafka.orders"))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	c := New(Options{})
 	ctx := context.Background()
 	unmirrored := func(at time.Time) (*Result, []detectors.Finding) {
@@ -341,11 +342,11 @@ func TestSourceGainsPartitions(t *testing.T) {
 		t.Fatalf("first round: %v", rules(res))
 	}
 
-	src.addPartitions(t, "orders", 3)
-	src.produce(t, "orders", 3, 2, nil)
-	src.produce(t, "orders", 4, 3, nil)
-	src.produce(t, "orders", 5, 4, nil)
-	src.produce(t, "orders", 0, 50, nil) // not at risk
+	src.AddPartitions(t, "orders", 3)
+	src.Produce(t, "orders", 3, 2, nil)
+	src.Produce(t, "orders", 4, 3, nil)
+	src.Produce(t, "orders", 5, 4, nil)
+	src.Produce(t, "orders", 0, 50, nil) // not at risk
 	_, un = unmirrored(t0.Add(time.Minute))
 	if len(un) != 1 || !slices.Equal(un[0].Partitions, []int32{3, 4, 5}) {
 		t.Fatalf("after adding partitions: %+v", un)
@@ -354,7 +355,7 @@ func TestSourceGainsPartitions(t *testing.T) {
 		t.Errorf("records_at_risk = %v, want 9", un[0].Values["records_at_risk"])
 	}
 
-	src.produce(t, "orders", 5, 1, nil)
+	src.Produce(t, "orders", 5, 1, nil)
 	_, un = unmirrored(t0.Add(2 * time.Minute))
 	if len(un) != 1 {
 		t.Fatalf("third round: %+v", un)
@@ -363,8 +364,8 @@ func TestSourceGainsPartitions(t *testing.T) {
 		t.Errorf("records_at_risk = %v, want 10 after one more record", un[0].Values["records_at_risk"])
 	}
 
-	tgt.deleteTopic(t, "kafka.orders")
-	tgt.createTopic(t, "kafka.orders", 6, nil)
+	tgt.DeleteTopic(t, "kafka.orders")
+	tgt.CreateTopic(t, "kafka.orders", 6, nil)
 	res, un = unmirrored(t0.Add(3 * time.Minute))
 	if len(un) != 0 {
 		t.Errorf("after recreating the target topic: %+v", un)
@@ -378,9 +379,9 @@ func TestSourceGainsPartitions(t *testing.T) {
 // sides whose source moves while the target does not are reported once the
 // window has passed, next to the unmirrored partitions of the same topic.
 func TestReplicationStalled(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(6, "orders"))
-	tgt := newKafka(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
-	cfg := parseConfig(t, twoClusterConfig(src, tgt))
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(6, "orders"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(3, "kafka.orders"))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	c := New(Options{StallWindow: 5 * time.Minute})
 	ctx := context.Background()
 	check := func(at time.Time) (*Result, []int32) {
@@ -402,16 +403,16 @@ func TestReplicationStalled(t *testing.T) {
 		return res, st[0].Partitions
 	}
 	for p := range int32(6) {
-		src.produce(t, "orders", p, 2, nil)
+		src.Produce(t, "orders", p, 2, nil)
 	}
 	if _, got := check(t0); got != nil {
 		t.Fatalf("first round stalled %v", got)
 	}
 	t1 := t0.Add(time.Minute)
 	for p := range int32(6) {
-		src.produce(t, "orders", p, 2, nil)
+		src.Produce(t, "orders", p, 2, nil)
 	}
-	tgt.produce(t, "kafka.orders", 0, 2, nil) // partition 0 keeps up
+	tgt.Produce(t, "kafka.orders", 0, 2, nil) // partition 0 keeps up
 	if _, got := check(t1); got != nil {
 		t.Fatalf("at t1 stalled %v", got)
 	}
@@ -426,7 +427,7 @@ func TestReplicationStalled(t *testing.T) {
 		t.Errorf("row = %+v", r)
 	}
 
-	tgt.produce(t, "kafka.orders", 1, 1, nil) // partition 1 moves again
+	tgt.Produce(t, "kafka.orders", 1, 1, nil) // partition 1 moves again
 	if _, got := check(t1.Add(6 * time.Minute)); !slices.Equal(got, []int32{2}) {
 		t.Errorf("after partition 1 moved: stalled %v, want [2]", got)
 	}
@@ -435,9 +436,9 @@ func TestReplicationStalled(t *testing.T) {
 // TestReplicationLoopChained: target topics that chain the source alias twice
 // are a loop; aliases that are not clusters are not.
 func TestReplicationLoopChained(t *testing.T) {
-	src := newKafka(t, "peer", kfake.SeedTopics(1, "orders"))
-	tgt := newKafka(t, "local", kfake.SeedTopics(1, "peer.orders", "peer.peer.orders", "peer.local.peer.audit", "peer.v1.v1.events"))
-	cfg := parseConfig(t, twoClusterConfig(src, tgt))
+	src := kafkatest.New(t, "peer", kfake.SeedTopics(1, "orders"))
+	tgt := kafkatest.New(t, "local", kfake.SeedTopics(1, "peer.orders", "peer.peer.orders", "peer.local.peer.audit", "peer.v1.v1.events"))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt))
 	res := New(Options{MissingGrace: noGrace}).Check(context.Background(), takeRound(t, cfg, t0, src, tgt), nil)
 	loops := byRule(res, FlowScope("peer", "local"), RuleReplicationLoop)
 	if len(loops) != 1 {
@@ -457,19 +458,19 @@ func TestReplicationLoopChained(t *testing.T) {
 // TestReplicationLoopIdentity: IdentityReplicationPolicy both ways with
 // filters that overlap loops; disjoint filters do not.
 func TestReplicationLoopIdentity(t *testing.T) {
-	a := newKafka(t, "a", kfake.SeedTopics(2, "orders", "billing"))
-	b := newKafka(t, "b", kfake.SeedTopics(2, "orders", "billing"))
+	a := kafkatest.New(t, "a", kfake.SeedTopics(2, "orders", "billing"))
+	b := kafkatest.New(t, "b", kfake.SeedTopics(2, "orders", "billing"))
 	base := []string{
 		"clusters = a, b",
-		"a.bootstrap.servers = " + a.bootstrap(),
-		"b.bootstrap.servers = " + b.bootstrap(),
+		"a.bootstrap.servers = " + a.Bootstrap(),
+		"b.bootstrap.servers = " + b.Bootstrap(),
 		"a->b.enabled = true",
 		"b->a.enabled = true",
 		"replication.policy.class = " + mm2config.IdentityPolicyClass,
 	}
 	ctx := context.Background()
 
-	cfg := parseConfig(t, strings.Join(append(base, "a->b.topics = orders, billing", "b->a.topics = orders"), "\n"))
+	cfg := kafkatest.ParseConfig(t, strings.Join(append(base, "a->b.topics = orders, billing", "b->a.topics = orders"), "\n"))
 	res := New(Options{MissingGrace: noGrace}).Check(ctx, takeRound(t, cfg, t0, a, b), nil)
 	loops := byRule(res, FlowScope("a", "b"), RuleReplicationLoop)
 	if len(loops) != 1 {
@@ -482,7 +483,7 @@ func TestReplicationLoopIdentity(t *testing.T) {
 		t.Errorf("findings = %v, want the one loop", got)
 	}
 
-	cfg = parseConfig(t, strings.Join(append(base, "a->b.topics = orders", "b->a.topics = billing"), "\n"))
+	cfg = kafkatest.ParseConfig(t, strings.Join(append(base, "a->b.topics = orders", "b->a.topics = billing"), "\n"))
 	res = New(Options{MissingGrace: noGrace}).Check(ctx, takeRound(t, cfg, t0, a, b), nil)
 	if got := rules(res); len(got) != 0 {
 		t.Errorf("disjoint filters: findings %v", got)
@@ -492,9 +493,9 @@ func TestReplicationLoopIdentity(t *testing.T) {
 // TestClientTimer: ClientTimer returns the timestamp of the record at an
 // offset over a real Kafka-protocol read, and fails for an unknown alias.
 func TestClientTimer(t *testing.T) {
-	src := newKafka(t, "kafka", kfake.SeedTopics(1, "orders"))
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(1, "orders"))
 	want := t0.Add(-42 * time.Minute).Truncate(time.Millisecond)
-	src.produce(t, "orders", 0, 3, func(i int) time.Time { return want.Add(time.Duration(i) * time.Second) })
+	src.Produce(t, "orders", 0, 3, func(i int) time.Time { return want.Add(time.Duration(i) * time.Second) })
 	ct := timers(src)
 	got, err := ct.RecordTime(context.Background(), "kafka", "orders", 0, 1)
 	if err != nil || !got.Equal(want.Add(time.Second)) {
