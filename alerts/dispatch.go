@@ -25,7 +25,11 @@ const (
 //
 // Grouping: the first alert after a quiet spell is held for GroupWait and
 // everything that arrives meanwhile joins it; after a notification was
-// formed, further alerts wait until GroupInterval has passed since then. A
+// formed, further alerts wait until GroupInterval has passed since then —
+// except an alert that fires for the first time, which is never held longer
+// than GroupWait (a new problem is announced at once; repeats, changes and
+// resolves are batched). A resolve still waiting when its alert fires again
+// is dropped, so it is never sent after the re-fire that followed it. A
 // formed group becomes one firing notification and one resolved notification
 // (either may be absent), each split at MaxAlertsPerNotification. Within a
 // group, an alert that was submitted several times appears once, with its
@@ -51,6 +55,7 @@ type Dispatcher struct {
 	firing     pendingSet // the pending group
 	resolved   pendingSet
 	firstAt    time.Time
+	firstNewAt time.Time // when the first first-time firing alert joined the pending group
 	lastFormed time.Time
 	queue      []Notification
 	inFlight   bool
@@ -111,9 +116,19 @@ func (d *Dispatcher) submit(as ...Alert) {
 			d.firstAt = now
 		}
 		if a.Status == Resolved {
+			// Fired and resolved within one group: both are sent, firing
+			// first, so the flap is seen.
 			d.resolved.add(a)
 		} else {
+			// Resolved, then fired again before the resolve was sent: the
+			// resolve belongs to an episode that is over, and sending it
+			// after the new firing message would say the opposite of the
+			// truth. The firing message stands for both.
+			d.resolved.remove(a.Fingerprint)
 			d.firing.add(a)
+			if a.LastReason == ReasonFirst && d.firstNewAt.IsZero() {
+				d.firstNewAt = now
+			}
 		}
 	}
 	d.mu.Unlock()
@@ -139,6 +154,11 @@ func (d *Dispatcher) dueLocked() time.Time {
 			due = next
 		}
 	}
+	if !d.firstNewAt.IsZero() {
+		if fresh := d.firstNewAt.Add(d.cfg.GroupWait); fresh.Before(due) {
+			due = fresh
+		}
+	}
 	return due
 }
 
@@ -157,6 +177,7 @@ func (d *Dispatcher) formLocked(now time.Time) {
 		}
 	}
 	d.lastFormed = now
+	d.firstNewAt = time.Time{}
 }
 
 // enqueueLocked appends n to the queue, dropping the oldest waiting
@@ -392,6 +413,19 @@ func (p *pendingSet) add(a Alert) {
 		a.LastReason = ReasonFirst
 	}
 	p.alert[i] = a
+}
+
+// remove drops the alert with fingerprint fp, if pending.
+func (p *pendingSet) remove(fp string) {
+	i, ok := p.byFP[fp]
+	if !ok {
+		return
+	}
+	p.alert = slices.Delete(p.alert, i, i+1)
+	delete(p.byFP, fp)
+	for j := i; j < len(p.alert); j++ {
+		p.byFP[p.alert[j].Fingerprint] = j
+	}
 }
 
 // take returns the pending alerts and empties the set.

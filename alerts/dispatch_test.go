@@ -286,3 +286,49 @@ func TestDispatcherShutdownDeadline(t *testing.T) {
 		t.Errorf("queue_length = %v", v)
 	}
 }
+
+// TestDispatcherRefireDropsStaleResolve: an alert resolved and fired again
+// before the resolve went out must not end with a "resolved" message.
+func TestDispatcherRefireDropsStaleResolve(t *testing.T) {
+	rec := newRecorder()
+	d := NewDispatcher(rec, nil, Config{}, nil)
+	s := NewState(Config{}, d, nil, nil)
+	f := finding("task-failed", detectors.Critical, "a")
+	s.Observe(f)
+	if got := flushed(t, d, rec); len(got) != 1 {
+		t.Fatalf("first firing: %+v", got)
+	}
+	f.Recovered = true
+	s.Observe(f)
+	f.Recovered = false
+	s.Observe(f)
+	got := flushed(t, d, rec) // the notifications sent since the last flush
+	if len(got) == 0 || got[len(got)-1].Status != Firing {
+		t.Fatalf("want the re-fire to be the last message, got %+v", got)
+	}
+	for _, n := range got {
+		if n.Status == Resolved {
+			t.Errorf("a stale resolve was sent after the re-fire: %+v", n)
+		}
+	}
+}
+
+// TestDispatcherNewAlertNotHeldByGroupInterval: a first-time alert waits
+// GroupWait, not the GroupInterval since the last message.
+func TestDispatcherNewAlertNotHeldByGroupInterval(t *testing.T) {
+	d := NewDispatcher(newRecorder(), nil, Config{GroupWait: time.Second, GroupInterval: time.Hour}, nil)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := time.Now()
+	d.lastFormed = now
+	d.firstAt = now
+	d.firing.add(Alert{Fingerprint: "x", Status: Firing, LastReason: ReasonRepeat})
+	if due := d.dueLocked(); due.Sub(now) < time.Hour {
+		t.Fatalf("a repeat is due after %v, want the group interval", due.Sub(now))
+	}
+	d.firstNewAt = now
+	d.firing.add(Alert{Fingerprint: "y", Status: Firing, LastReason: ReasonFirst})
+	if due := d.dueLocked(); due.Sub(now) > time.Second {
+		t.Errorf("a new alert is due after %v, want the group wait", due.Sub(now))
+	}
+}

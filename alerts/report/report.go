@@ -40,10 +40,13 @@ const (
 	colReset  = "\x1b[0m"
 )
 
-// WriteText writes a table for people: severity, rule, count, where (flow,
-// topic, partitions, connector/task, group) and the summary, most severe
-// first, then each finding's cause and hint below the table. With color,
-// severities are coloured (use only on a terminal).
+// WriteText writes a table for people: state, severity, rule, count, where
+// (flow, topic, partitions, connector/task, group) and the summary, then each
+// finding's cause and hint below the table. The state is "active", or
+// "resolved" for a finding with Recovered set (the input showed the condition
+// ending); active findings come first, each group most severe first. With
+// color, severities of active findings are coloured (use only on a terminal).
+// It writes "no findings" for none.
 func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
 	bw := bufio.NewWriter(w)
 	if len(fs) == 0 {
@@ -53,21 +56,25 @@ func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
 	sorted := make([]detectors.Finding, len(fs))
 	copy(sorted, fs)
 	sort.SliceStable(sorted, func(i, j int) bool {
-		return sorted[i].Severity.Rank() > sorted[j].Severity.Rank()
+		a, b := &sorted[i], &sorted[j]
+		if a.Recovered != b.Recovered {
+			return !a.Recovered
+		}
+		return a.Severity.Rank() > b.Severity.Rank()
 	})
 	tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEVERITY\tRULE\tCOUNT\tWHERE\tSUMMARY")
+	fmt.Fprintln(tw, "STATE\tSEVERITY\tRULE\tCOUNT\tWHERE\tSUMMARY")
 	for i := range sorted {
 		f := &sorted[i]
 		sev := strings.ToUpper(string(f.Severity))
-		if color {
+		if color && !f.Recovered {
 			sev = colorFor(f.Severity) + sev + colReset
 		}
 		count := "-"
 		if f.Count > 0 {
 			count = strconv.Itoa(f.Count)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", sev, f.Rule, count, Where(f), oneLine(f.Summary))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", State(f), sev, f.Rule, count, Where(f), oneLine(f.Summary))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -77,7 +84,11 @@ func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
 		if f.Cause == "" && f.Hint == "" && f.Evidence == nil {
 			continue
 		}
-		fmt.Fprintf(bw, "\n%s %s\n", f.Rule, Where(f))
+		fmt.Fprintf(bw, "\n%s %s", f.Rule, Where(f))
+		if f.Recovered {
+			fmt.Fprint(bw, " (resolved)")
+		}
+		fmt.Fprintln(bw)
 		if f.Evidence != nil && f.Evidence.File != "" {
 			fmt.Fprintf(bw, "  at:    %s:%d\n", f.Evidence.File, f.Evidence.Line)
 		}
@@ -89,6 +100,15 @@ func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// State is "resolved" for a finding whose condition ended (Recovered set)
+// and "active" otherwise.
+func State(f *detectors.Finding) string {
+	if f.Recovered {
+		return "resolved"
+	}
+	return "active"
 }
 
 func colorFor(s detectors.Severity) string {
