@@ -486,6 +486,14 @@ func (c *Checker) checkTopic(ctx context.Context, f *mm2config.Flow, st *cluster
 		row.Status, row.Err = StatusUnknown, fmt.Sprintf("target metadata: %v", tt.Err)
 		return row, nil, false
 	}
+	if (tt == nil || tt.Err != nil) && f.PolicyGuessed() {
+		// A custom replication policy without --target-topic-template: the
+		// target name is a guess, and a guess that finds nothing proves
+		// nothing. Unknown, never "missing".
+		row.Status = StatusUnknown
+		row.Err = fmt.Sprintf("no %s on %s; custom replication policy %s: the target name is a guess, give --target-topic-template", tname, f.Target, f.PolicyClass)
+		return row, nil, true
+	}
 	if tt == nil || tt.Err != nil { // absent, or asked for by name and unknown to the broker
 		row.TargetPartitions = 0
 		ts.parts = ts.parts[:0]

@@ -505,3 +505,25 @@ func TestClientTimer(t *testing.T) {
 		t.Error("RecordTime on an unknown alias did not fail")
 	}
 }
+
+// TestCustomPolicyGuess: with a custom replication.policy.class and no
+// --target-topic-template, target names are a guess (DefaultReplicationPolicy
+// naming). A target found under the guessed name is judged; one not found is
+// unknown, never target-topic-missing.
+func TestCustomPolicyGuess(t *testing.T) {
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(4, "orders"), kfake.SeedTopics(2, "clicks"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(2, "kafka.orders"), kfake.SeedTopics(2, "clicks-mirror"))
+	src.Produce(t, "orders", 3, 5, nil)
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "replication.policy.class = com.acme.FancyPolicy"))
+	res := New(Options{MissingGrace: noGrace}).Check(context.Background(), takeRound(t, cfg, t0, src, tgt), nil)
+	if got := byRule(res, flowScope, RuleTargetTopicMissing); len(got) != 0 {
+		t.Errorf("a guessed target name that does not exist made %+v", got)
+	}
+	if r := row(t, res, "kafka", "vast", "clicks"); r.Status != StatusUnknown || !strings.Contains(r.Err, "--target-topic-template") {
+		t.Errorf("clicks row = %+v, want unknown with advice", r)
+	}
+	un := byRule(res, flowScope, RuleUnmirrored)
+	if len(un) != 1 || un[0].Topic != "kafka.orders" {
+		t.Errorf("the guessed name that exists should still be judged: %+v", res.All())
+	}
+}

@@ -74,6 +74,18 @@ type Flow struct {
 // String returns "source->target", MM2's SourceAndTarget form.
 func (f *Flow) String() string { return f.Source + "->" + f.Target }
 
+// PolicyGuessed reports whether the flow's replication.policy.class is a
+// custom class the watchdog cannot run and no target topic template was
+// given, so Policy is DefaultReplicationPolicy naming as a guess: a target
+// topic found under the guessed name is evidence, one not found is not.
+func (f *Flow) PolicyGuessed() bool {
+	if f.PolicyClass == "" || f.PolicyClass == DefaultPolicyClass || f.PolicyClass == IdentityPolicyClass {
+		return false
+	}
+	_, template := f.Policy.(*TemplatePolicy)
+	return !template
+}
+
 // Setting is an effective value and where it came from.
 type Setting struct {
 	Key     string // the property that supplied it ("A->B.topics", "topics"), or the plain name for a default
