@@ -60,6 +60,15 @@ func OpenWorkerLog(dir string, now func() time.Time) (*WorkerLog, error) {
 		now = time.Now
 	}
 	w := &WorkerLog{path: filepath.Join(dir, WorkerLogName), now: now}
+	// Every demo starts a new log: a directory kept from an earlier run
+	// (--dir) must not replay that run's incident, so the active file and
+	// its rolled siblings are removed first.
+	old, _ := filepath.Glob(w.path + ".*")
+	for _, p := range append(old, w.path) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("removing the previous demo's worker log: %w", err)
+		}
+	}
 	f, err := os.OpenFile(w.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("opening worker log: %w", err)
