@@ -91,10 +91,14 @@ type Finding struct {
 	// Hint says what to do, in one or two sentences.
 	Hint string `json:"hint,omitempty"`
 
-	// Recovered marks an observation that the condition ended (for example a
-	// failed task was started again). It is an instruction to the alert state,
-	// not part of the JSON finding.
-	Recovered bool `json:"-"`
+	// Recovered (JSON "resolved", absent when false) says that the condition
+	// ended: for example a failed task was started again, or MM2 logged that
+	// it added the missing partitions. In a detector's folded findings (and
+	// so in scan's output) it means the log showed the condition ending after
+	// its last occurrence; on an observation handed to the alert state it is
+	// the instruction to resolve the alert. Both say the same thing: not
+	// active any more.
+	Recovered bool `json:"resolved,omitempty"`
 }
 
 // TaskPtr returns a pointer to n, for Finding.Task.

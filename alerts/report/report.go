@@ -1,8 +1,10 @@
 // Package report renders findings for the one-shot commands (scan, check,
 // lint): NDJSON for machines, an aligned table for people.
 //
-// It only formats; it does not filter, sort by importance or decide exit
-// codes. The JSON is exactly the finding object of CONTRACT.md, one per line.
+// It only formats; it does not filter findings or decide exit codes. The only
+// ordering it imposes is the table's: active findings before resolved ones,
+// most severe first. The JSON is exactly the finding object of CONTRACT.md,
+// one per line, with "resolved":true on a finding whose condition ended.
 package report
 
 import (
@@ -37,6 +39,7 @@ const (
 	colRed    = "\x1b[31m"
 	colYellow = "\x1b[33m"
 	colBlue   = "\x1b[34m"
+	colGrey   = "\x1b[90m" // resolved: the same width as the others keeps the columns aligned
 	colReset  = "\x1b[0m"
 )
 
@@ -45,7 +48,8 @@ const (
 // finding's cause and hint below the table. The state is "active", or
 // "resolved" for a finding with Recovered set (the input showed the condition
 // ending); active findings come first, each group most severe first. With
-// color, severities of active findings are coloured (use only on a terminal).
+// color, severities of active findings are coloured and those of resolved
+// ones grey (use only on a terminal).
 // It writes "no findings" for none.
 func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
 	bw := bufio.NewWriter(w)
@@ -67,8 +71,12 @@ func WriteText(w io.Writer, fs []detectors.Finding, color bool) error {
 	for i := range sorted {
 		f := &sorted[i]
 		sev := strings.ToUpper(string(f.Severity))
-		if color && !f.Recovered {
-			sev = colorFor(f.Severity) + sev + colReset
+		if color {
+			col := colorFor(f.Severity)
+			if f.Recovered {
+				col = colGrey
+			}
+			sev = col + sev + colReset
 		}
 		count := "-"
 		if f.Count > 0 {

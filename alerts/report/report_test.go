@@ -72,3 +72,40 @@ func TestWriteTextOrdersBySeverity(t *testing.T) {
 		t.Errorf("empty: %q", b.String())
 	}
 }
+
+func TestResolvedFindings(t *testing.T) {
+	fs := sample()
+	fs = append(fs, detectors.Finding{Rule: "task-failed", Severity: detectors.Critical, Summary: "task died",
+		Connector: "MirrorSourceConnector", Task: detectors.TaskPtr(1), Hint: "restart", Recovered: true})
+	fs[0], fs[2] = fs[2], fs[0] // the resolved one first in the input
+	var b bytes.Buffer
+	if err := WriteText(&b, fs, true); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	rows := strings.Split(out, "\n")
+	if !strings.HasPrefix(rows[0], "STATE") {
+		t.Fatalf("no STATE column:\n%s", out)
+	}
+	for i, want := range []string{"active    \x1b[31mCRITICAL", "active    \x1b[33mWARNING", "resolved  \x1b[90mCRITICAL\x1b[0m  task-failed"} {
+		if !strings.HasPrefix(rows[i+1], want) {
+			t.Errorf("row %d = %q, want prefix %q", i+1, rows[i+1], want)
+		}
+	}
+	if !strings.Contains(out, "task-failed MirrorSourceConnector/task-1 (resolved)\n") {
+		t.Errorf("details lack the resolved mark:\n%s", out)
+	}
+
+	b.Reset()
+	if err := WriteJSON(&b, fs); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if !strings.Contains(lines[0], `"resolved":true`) || strings.Contains(lines[1], "resolved") {
+		t.Errorf("resolved must be in the JSON of recovered findings only:\n%s", b.String())
+	}
+	var back detectors.Finding
+	if err := json.Unmarshal([]byte(lines[0]), &back); err != nil || !back.Recovered {
+		t.Errorf("round trip: %+v %v", back, err)
+	}
+}

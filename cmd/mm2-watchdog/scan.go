@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mm2-watchdog/mm2-watchdog/alerts/report"
@@ -87,7 +90,7 @@ type reportFlags struct {
 
 func (r *reportFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&r.format, "format", "text", "output: text (a table for people) or json (one finding per line, NDJSON)")
-	fs.StringVar(&r.failOn, "fail-on", "critical", "exit 1 when a finding is at or above this severity: info, warning, critical, or none")
+	fs.StringVar(&r.failOn, "fail-on", "critical", "exit 1 when a finding still active is at or above this severity: info, warning, critical, or none")
 }
 
 // validate returns the --fail-on threshold rank (0 for none).
@@ -105,7 +108,9 @@ func (r *reportFlags) validate() (int, error) {
 	return s.Rank(), nil
 }
 
-// print writes the findings and returns the exit code they earn.
+// print writes the findings and returns the exit code they earn: only
+// findings still active count against --fail-on; a finding whose condition
+// ended in the input (Recovered, shown as resolved) is reported but does not.
 func (r *reportFlags) print(e env, fs []detectors.Finding, threshold int) int {
 	var err error
 	if r.format == "json" {
@@ -119,7 +124,7 @@ func (r *reportFlags) print(e env, fs []detectors.Finding, threshold int) int {
 	}
 	if threshold > 0 {
 		for i := range fs {
-			if fs[i].Severity.Rank() >= threshold {
+			if !fs[i].Recovered && fs[i].Severity.Rank() >= threshold {
 				return exitFindings
 			}
 		}
@@ -127,8 +132,20 @@ func (r *reportFlags) print(e env, fs []detectors.Finding, threshold int) int {
 	return exitOK
 }
 
+// scanUsage is the synopsis of scan -h. It says how inputs become timelines.
+const scanUsage = `scan [flags] FILE...  (plain, .gz, or - for stdin)
+
+Each log is read as its own timeline, together with its rotated siblings
+(same directory, same name once a rotation suffix is stripped:
+connect.log.YYYY-MM-DD-HH, connect-YYYY-MM-DD-HH.log, connect.log.1,
+0.log.YYYYMMDD-hhmmss, and .gz), oldest file first by modification time;
+so a task failure in connect.log.2026-10-30-18 ends with its restart in
+connect.log, while separate logs (two workers, two pods) never mix. stdin is
+a timeline of its own. A finding whose condition ended within its timeline
+is shown as resolved and does not count for --fail-on.`
+
 func scanCommand(ctx context.Context, args []string, e env) int {
-	fs := newFlagSet("scan", e.stderr, "scan [flags] FILE...  (plain, .gz, or - for stdin; rotated siblings welcome)")
+	fs := newFlagSet("scan", e.stderr, scanUsage)
 	var (
 		logs  stringList
 		lf    logFlags
@@ -184,45 +201,74 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 		}
 		ropts.Flows = flowNames(cfg)
 	}
-	engine := logrules.New(ropts)
 	code := exitOK
-	var total logparse.Stats
-	// Parsing runs on its own goroutine and hands records over in batches,
-	// so reading and rule matching use both cores (BENCHMARKS.md).
-	emit := func(batch []*watcher.Record) error {
-		for _, rec := range batch {
-			engine.Observe(rec)
+	var (
+		total    logparse.Stats
+		findings []detectors.Finding
+		evicted  int
+		readable int // inputs that were opened (and read at least in part)
+	)
+	// One rule engine per timeline: stateful rules (recoveries, rebalance
+	// windows, task attribution) must only combine lines of one log and its
+	// rotated siblings, never lines of unrelated logs given together.
+	for _, group := range groupByRotation(files) {
+		engine := logrules.New(ropts)
+		// Parsing runs on its own goroutine and hands records over in
+		// batches, so reading and rule matching use both cores
+		// (BENCHMARKS.md).
+		emit := func(batch []*watcher.Record) error {
+			for _, rec := range batch {
+				engine.Observe(rec)
+			}
+			return nil
 		}
-		return nil
+		for _, f := range group {
+			var st logparse.Stats
+			if f == "-" {
+				st, err = logparse.ScanReaderBatched(ctx, e.stdin, "-", popts, logparse.DefaultBatchRecords, emit)
+			} else {
+				st, err = logparse.ScanFileBatched(ctx, f, popts, logparse.DefaultBatchRecords, emit)
+			}
+			total.Lines += st.Lines
+			total.Records += st.Records
+			total.TruncatedLines += st.TruncatedLines
+			total.DroppedLines += st.DroppedLines
+			total.LayoutWarnings += st.LayoutWarnings
+			if err == nil || st.Lines > 0 {
+				readable++
+			}
+			if err != nil {
+				// Keep going: the other files still count, but the exit
+				// code says that an input could not be read.
+				fmt.Fprintf(e.stderr, "mm2-watchdog scan: %v\n", err)
+				code = exitUsage
+			}
+		}
+		findings = append(findings, engine.Findings()...)
+		evicted += engine.Evicted()
 	}
-	for _, f := range files {
-		var st logparse.Stats
-		if f == "-" {
-			st, err = logparse.ScanReaderBatched(ctx, e.stdin, "-", popts, logparse.DefaultBatchRecords, emit)
-		} else {
-			st, err = logparse.ScanFileBatched(ctx, f, popts, logparse.DefaultBatchRecords, emit)
-		}
-		total.Lines += st.Lines
-		total.Records += st.Records
-		total.TruncatedLines += st.TruncatedLines
-		total.DroppedLines += st.DroppedLines
-		total.LayoutWarnings += st.LayoutWarnings
-		if err != nil {
-			// Keep going: the other files still count, but the exit code says
-			// that an input could not be read.
-			fmt.Fprintf(e.stderr, "mm2-watchdog scan: %v\n", err)
-			code = exitUsage
-		}
+	if readable == 0 {
+		// Nothing was read: "no findings" would claim a clean log.
+		return code
 	}
-	findings := engine.Findings()
-	if n := engine.Evicted(); n > 0 {
-		fmt.Fprintf(e.stderr, "mm2-watchdog scan: more than %d distinct findings: %d of the lowest severity were dropped\n", logrules.DefaultMaxTracked, n)
+	sortFindings(findings)
+	if evicted > 0 {
+		fmt.Fprintf(e.stderr, "mm2-watchdog scan: more than %d distinct findings in one log: %d of the lowest severity were dropped\n", logrules.DefaultMaxTracked, evicted)
 	}
 	if c := out.print(e, findings, threshold); code == exitOK {
 		code = c
 	}
 	if out.format == "text" {
+		resolved := 0
+		for i := range findings {
+			if findings[i].Recovered {
+				resolved++
+			}
+		}
 		fmt.Fprintf(e.stderr, "scanned %d lines (%d records) in %d file(s); %d finding(s)", total.Lines, total.Records, len(files), len(findings))
+		if resolved > 0 {
+			fmt.Fprintf(e.stderr, ", %d of them resolved", resolved)
+		}
 		if total.LayoutWarnings > 0 {
 			fmt.Fprintf(e.stderr, "; %d file(s) in a layout not recognised (see the warning above; --log-pattern may help)", total.LayoutWarnings)
 		}
@@ -234,16 +280,46 @@ func scanCommand(ctx context.Context, args []string, e env) int {
 	return code
 }
 
-// scanInputs expands globs and orders rotated siblings oldest first (by
-// modification time), so stateful rules see the log in the order it was
-// written. "-" (stdin) stays where it was given. A pattern that matches
-// nothing is kept as a literal path, so that reading it reports the error.
+// sortFindings orders the findings of several timelines the way one engine
+// orders its own (logrules.Engine.Findings): by FirstSeen, then rule, then
+// identity, then evidence file, so the output does not depend on the order
+// the inputs were given in.
+func sortFindings(fs []detectors.Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := &fs[i], &fs[j]
+		if !a.FirstSeen.Equal(b.FirstSeen) {
+			return a.FirstSeen.Before(b.FirstSeen)
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		if ia, ib := a.Identity(), b.Identity(); ia != ib {
+			return ia < ib
+		}
+		return evidenceFile(a) < evidenceFile(b)
+	})
+}
+
+func evidenceFile(f *detectors.Finding) string {
+	if f.Evidence == nil {
+		return ""
+	}
+	return f.Evidence.File
+}
+
+// scanInputs expands globs and drops repeats, keeping the order given. "-"
+// (stdin) is kept once. A pattern that matches nothing is kept as a literal
+// path, so that reading it reports the error. groupByRotation orders the
+// files of each log.
 func scanInputs(args []string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range args {
 		if a == "-" {
-			out = append(out, a)
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
 			continue
 		}
 		matches, err := filepath.Glob(a)
@@ -253,7 +329,6 @@ func scanInputs(args []string) ([]string, error) {
 		if len(matches) == 0 {
 			matches = []string{a}
 		}
-		sortByModTime(matches)
 		for _, m := range matches {
 			if !seen[m] {
 				seen[m] = true
@@ -264,9 +339,84 @@ func scanInputs(args []string) ([]string, error) {
 	return out, nil
 }
 
-// sortByModTime sorts paths oldest first; paths that cannot be stat'ed keep
-// their place at the end.
-func sortByModTime(paths []string) {
+// Rotated names, after a trailing ".gz" is removed. MM2 3.9 (log4j 1
+// DailyRollingFileAppender, DatePattern '.'yyyy-MM-dd-HH) renames connect.log
+// to connect.log.2026-10-30-18; MM2 4.x (log4j2 RollingFile, filePattern
+// connect-%d{yyyy-MM-dd-HH}.log) to connect-2026-10-30-18.log; log4j's
+// RollingFileAppender to connect.log.1, .2, … (higher is older); the kubelet
+// renames a container log 0.log to 0.log.20261030-181856.
+var (
+	rotKubelet  = regexp.MustCompile(`^(.+\.log)\.(\d{8}-\d{6})$`)
+	rotDated3   = regexp.MustCompile(`^(.+)\.(\d{4}-\d{2}-\d{2}(?:-\d{2}(?:-\d{2})?)?)$`)
+	rotDated4   = regexp.MustCompile(`^(.+)-(\d{4}-\d{2}-\d{2}(?:-\d{2}(?:-\d{2})?)?(?:-\d+)?)(\.log)$`)
+	rotNumbered = regexp.MustCompile(`^(.+)\.(\d{1,4})$`)
+)
+
+// rotation is where one file stands among its rotated siblings.
+type rotation struct {
+	base  string // directory and name with the rotation suffix removed
+	class int    // 0 numbered, 1 dated, 2 the live file: older classes first
+	stamp string // the date of a dated file; sorts oldest first
+	num   int    // the index of a numbered file; higher is older
+}
+
+// rotationOf parses the rotation suffix of path.
+func rotationOf(path string) rotation {
+	dir, name := filepath.Split(path)
+	dir = filepath.Clean(dir)
+	name = strings.TrimSuffix(name, ".gz")
+	r := rotation{base: filepath.Join(dir, name), class: 2}
+	if m := rotKubelet.FindStringSubmatch(name); m != nil {
+		r.base, r.class, r.stamp = filepath.Join(dir, m[1]), 1, m[2]
+	} else if m := rotDated3.FindStringSubmatch(name); m != nil {
+		r.base, r.class, r.stamp = filepath.Join(dir, m[1]), 1, m[2]
+	} else if m := rotDated4.FindStringSubmatch(name); m != nil {
+		r.base, r.class, r.stamp = filepath.Join(dir, m[1]+m[3]), 1, m[2]
+	} else if m := rotNumbered.FindStringSubmatch(name); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		r.base, r.class, r.num = filepath.Join(dir, m[1]), 0, n
+	}
+	return r
+}
+
+// groupByRotation splits the inputs into timelines: a log with its rotated
+// siblings (the same directory and the same name once a rotation suffix and
+// ".gz" are stripped, see rotationOf), or stdin alone. Groups keep the order
+// in which their first file was given; the files of a group are ordered
+// oldest first by modification time, and by their rotation suffix where the
+// times are equal (copied files), so stateful rules see each log in the
+// order it was written.
+func groupByRotation(files []string) [][]string {
+	var (
+		groups [][]string
+		index  = map[string]int{}
+		rot    = make(map[string]rotation, len(files))
+	)
+	for _, f := range files {
+		key := "\x00stdin"
+		if f != "-" {
+			r := rotationOf(f)
+			rot[f] = r
+			key = r.base
+		}
+		i, ok := index[key]
+		if !ok {
+			i = len(groups)
+			index[key] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], f)
+	}
+	for _, g := range groups {
+		sortByModTime(g, rot)
+	}
+	return groups
+}
+
+// sortByModTime sorts the files of one log oldest first by modification
+// time; equal times fall back to the rotation suffix (numbered backups, then
+// dated ones, then the live file). Paths that cannot be stat'ed go to the end.
+func sortByModTime(paths []string, rot map[string]rotation) {
 	mt := make(map[string]time.Time, len(paths))
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err == nil {
@@ -279,7 +429,17 @@ func sortByModTime(paths []string) {
 		if okI != okJ {
 			return okI
 		}
-		return ti.Before(tj)
+		if okI && !ti.Equal(tj) {
+			return ti.Before(tj)
+		}
+		ri, rj := rot[paths[i]], rot[paths[j]]
+		if ri.class != rj.class {
+			return ri.class < rj.class
+		}
+		if ri.stamp != rj.stamp {
+			return ri.stamp < rj.stamp
+		}
+		return ri.num > rj.num
 	})
 }
 

@@ -234,13 +234,17 @@ func (e *Engine) pick(rec *watcher.Record) (*Rule, []int, map[string]string) {
 	return nil, nil, nil
 }
 
-// Findings returns every folded finding kept so far (recovered ones
-// included), sorted by FirstSeen, then rule, then identity. The findings are
-// copies.
+// Findings returns every folded finding kept so far, sorted by FirstSeen,
+// then rule, then identity. A finding whose condition ended after its last
+// episode (a failed task started again, partitions added, …) is included with
+// Recovered set; one that started again after a recovery is active again.
+// The findings are copies.
 func (e *Engine) Findings() []detectors.Finding {
 	out := make([]detectors.Finding, 0, len(e.byID))
 	for _, ent := range e.byID {
-		out = append(out, copyFinding(&ent.f))
+		c := copyFinding(&ent.f)
+		c.Recovered = ent.recovered
+		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
