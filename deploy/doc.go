@@ -2,7 +2,10 @@
 // Kubernetes manifests (kubernetes/: MirrorMaker 2 in dedicated mode with the
 // watchdog as a sidecar, and kubernetes/strimzi/: the watchdog next to a
 // Strimzi KafkaMirrorMaker2), Prometheus alert rules with their promtool unit
-// tests (prometheus/), and a Grafana dashboard (grafana/).
+// tests (prometheus/), and a Grafana dashboard (grafana/). The default
+// kustomizations need no Prometheus Operator and send no Slack messages: the
+// ServiceMonitor and PrometheusRule are in the opt-in monitoring/
+// kustomizations, and the Slack webhook Secret is an example-*.yaml to copy.
 //
 // The tests of this package keep those files honest against the program: the
 // watchdog container's flags and MM2_WATCHDOG_* variables must be flags that

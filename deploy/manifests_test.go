@@ -11,7 +11,11 @@ import (
 )
 
 // manifestDirs are the kustomization directories of the Kubernetes examples.
-var manifestDirs = []string{"kubernetes", "kubernetes/strimzi", "prometheus"}
+var manifestDirs = []string{"kubernetes", "kubernetes/monitoring", "kubernetes/strimzi", "kubernetes/strimzi/monitoring", "prometheus"}
+
+// baseDirs are the kustomizations applied by default; they must work on a
+// cluster without the Prometheus Operator and without a Slack webhook.
+var baseDirs = []string{"kubernetes", "kubernetes/strimzi"}
 
 const watchdogContainer = "mm2-watchdog"
 
@@ -280,7 +284,8 @@ func TestWatchdogContainers(t *testing.T) {
 		}
 
 		// Services that select this pod target the --listen port, and a
-		// ServiceMonitor scrapes one of them by port name.
+		// ServiceMonitor of the opt-in monitoring/ kustomization next to
+		// them scrapes one of them by port name.
 		var svcPorts []string
 		for _, svc := range objs {
 			if str(svc.doc, "kind") != "Service" || filepath.Dir(svc.file) != filepath.Dir(p.owner.file) || !selects(obj(svc.doc, "spec", "selector"), p.labels) {
@@ -293,7 +298,7 @@ func TestWatchdogContainers(t *testing.T) {
 				svcPorts = append(svcPorts, str(sp, "name"))
 				monitored := false
 				for _, sm := range objs {
-					if str(sm.doc, "kind") != "ServiceMonitor" || filepath.Dir(sm.file) != filepath.Dir(svc.file) || !selects(obj(sm.doc, "spec", "selector", "matchLabels"), obj(svc.doc, "metadata", "labels")) {
+					if str(sm.doc, "kind") != "ServiceMonitor" || filepath.Dir(sm.file) != filepath.Join(filepath.Dir(svc.file), "monitoring") || !selects(obj(sm.doc, "spec", "selector", "matchLabels"), obj(svc.doc, "metadata", "labels")) {
 						continue
 					}
 					for _, ep := range list(sm.doc, "spec", "endpoints") {
@@ -303,7 +308,7 @@ func TestWatchdogContainers(t *testing.T) {
 					}
 				}
 				if !monitored {
-					t.Errorf("%s: no ServiceMonitor in its directory scrapes port %q at /metrics", svc, str(sp, "name"))
+					t.Errorf("%s: no ServiceMonitor in its directory's monitoring/ scrapes port %q at /metrics", svc, str(sp, "name"))
 				}
 			}
 		}

@@ -43,7 +43,7 @@ const watchdogLogName = "watchdog.log"
 func demoCommand(ctx context.Context, args []string, e env) int {
 	fs := newFlagSet("demo", e.stderr, "demo [--listen ADDR] [--duration D] [--pace F] [--dir DIR] [--slack-webhook-url URL | --slack-token T --slack-channel C]")
 	var do demoOptions
-	fs.StringVar(&do.listen, "listen", "127.0.0.1:9464", "HTTP address of the watchdog's /metrics, /readyz and /api/findings")
+	fs.StringVar(&do.listen, "listen", "127.0.0.1:9464", "HTTP address of the watchdog's /metrics, /readyz, /api/findings and /api/groups")
 	fs.DurationVar(&do.duration, "duration", 0, "stop after this long; 0 runs until Ctrl-C or SIGTERM")
 	fs.Float64Var(&do.pace, "pace", 1, "multiply every pause and interval of the demo by this (0.5 runs twice as fast), between 0.05 and 10")
 	fs.StringVar(&do.dir, "dir", "", "keep the demo's files (MM2 worker log, MM2 properties, watchdog log) in this existing directory; default a temporary directory removed at exit")

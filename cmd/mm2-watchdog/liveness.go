@@ -121,13 +121,35 @@ func writeHeartbeatTable(w io.Writer, res *liveness.Result) {
 	_ = tw.Flush()
 }
 
+// groupsLegend explains the columns of the groups table in plain words,
+// one line per column, printed once under the tables.
+var groupsLegend = []string{
+	"COMMITTED   the offset the group last committed on the source cluster",
+	"CHECKPOINT  the source offset of MM2's newest checkpoint for the partition",
+	"TRANSLATED  the target offset that checkpoint translates to",
+	"RESUMES AT  where on the source the group would resume after moving to the target",
+	"RE-READ     how many records the group would read again after moving (\"skips n\": records it would miss)",
+	"(all)       the group's row: its total RE-READ and its cut-over verdict",
+}
+
 // writeGroupsTable prints the cut-over readiness of every flow's groups:
-// one line per group (checkpointed/committed partitions, records re-read in
-// total, verdict) and one per partition.
+// one line per group (records re-read in total, verdict) and one per
+// partition, then per group how many committed partitions have a
+// checkpoint, and a legend of the columns.
 func writeGroupsTable(w io.Writer, res *liveness.Result) {
 	if res == nil {
 		return
 	}
+	tables := 0
+	defer func() {
+		if tables == 0 {
+			return
+		}
+		fmt.Fprintln(w, "columns:")
+		for _, l := range groupsLegend {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}()
 	for _, fg := range res.Groups {
 		fmt.Fprintf(w, "consumer groups %s->%s\n", fg.Source, fg.Target)
 		if fg.Unknown != "" {
@@ -157,13 +179,17 @@ func writeGroupsTable(w io.Writer, res *liveness.Result) {
 			} else {
 				verdict += ", last checkpoint " + res.Now.Sub(g.LastCheckpoint).Round(time.Second).String() + " ago"
 			}
-			fmt.Fprintf(tw, "  %s\t(all)\t%d/%d\t\t\t\t\t%s\t%s\n", g.Group, g.Checkpointed, g.Committed, reread, verdict)
+			fmt.Fprintf(tw, "  %s\t(all)\t\t\t\t\t\t%s\t%s\n", g.Group, reread, verdict)
 			for _, p := range g.Partitions {
 				fmt.Fprintf(tw, "  \t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Topic, p.Partition, offsetText(p.Committed),
 					offsetText(p.CheckpointUpstream), offsetText(p.CheckpointDownstream), offsetText(p.Resumes), rereadText(p), p.Status)
 			}
 		}
 		_ = tw.Flush()
+		tables++
+		for _, g := range fg.Groups {
+			fmt.Fprintf(w, "  %s: partitions with a checkpoint: %d of %d committed\n", g.Group, g.Checkpointed, g.Committed)
+		}
 	}
 }
 

@@ -105,7 +105,9 @@ func TestCheckHeartbeatStalledAndGroups(t *testing.T) {
 		"partition 1 re-reads 181":  regexp.MustCompile(`orders\s+1\s+182\s+182\s+1\s+1\s+181\s+rereads`),
 		"partition 0 comes over":    regexp.MustCompile(`orders\s+0\s+318\s+318\s+318\s+318\s+0\s+ok`),
 		"partition 2 uncommitted":   regexp.MustCompile(`orders\s+2\s+-\s+-\s+-\s+-\s+-\s+uncommitted`),
-		"group total 181 and ready": regexp.MustCompile(`billing\s+\(all\)\s+2/2\s+181\s+ready, last checkpoint \d+s ago`),
+		"group total 181 and ready": regexp.MustCompile(`billing\s+\(all\)\s+181\s+ready, last checkpoint \d+s ago`),
+		"checkpointed partitions":   regexp.MustCompile(`(?m)^  billing: partitions with a checkpoint: 2 of 2 committed$`),
+		"legend under the table":    regexp.MustCompile(`(?s)orders\s+2\s.*\ncolumns:\n  COMMITTED .*\n  CHECKPOINT .*\n  TRANSLATED .*\n  RESUMES AT .*\n  RE-READ .*`),
 		"stale herder in table":     regexp.MustCompile(`kafka->vast\s+vast\s+heartbeats\s+\S+\s+10m\d+s\s+1m0s\s+stalled`),
 		"replica fresh":             regexp.MustCompile(`via kafka->vast\s+vast\s+kafka.heartbeats\s+\S+\s+\d+s\s+1m0s\s+ok`),
 	}

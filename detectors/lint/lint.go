@@ -79,8 +79,63 @@ func Check(cfg *mm2config.Config, opts Options) []detectors.Finding {
 	}
 	c.identityLoops()
 	c.precreate()
+	fix := map[string]string{}
+	for _, r := range Rules() {
+		fix[r.ID] = r.Fix
+	}
+	for i := range c.out {
+		f := &c.out[i]
+		locate(f, cfg.Clusters)
+		nameKey(f)
+		if f.Hint == "" {
+			f.Hint = fix[f.Rule]
+		}
+	}
 	sortFindings(c.out)
 	return c.out
+}
+
+// locate fills in where a finding about a key applies when the rule left
+// it open: `src->tgt.<k>` is the flow, `<alias>.<k>` the cluster, so the
+// report's WHERE column is not empty.
+func locate(f *detectors.Finding, clusters []string) {
+	key, _ := f.Values["key"].(string)
+	if key == "" || f.Source != "" || f.Target != "" || f.Cluster != "" {
+		return
+	}
+	head, _, _ := strings.Cut(key, ".")
+	if src, tgt, ok := strings.Cut(head, "->"); ok && slices.Contains(clusters, src) && slices.Contains(clusters, tgt) {
+		f.Source, f.Target = src, tgt
+		return
+	}
+	if slices.Contains(clusters, head) {
+		f.Cluster = head
+	}
+}
+
+// nameKey makes a finding about a key name it, its line when it has one,
+// and say "not set" when the file does not set it, so that the table row
+// alone tells the reader where to look.
+func nameKey(f *detectors.Finding) {
+	key, _ := f.Values["key"].(string)
+	if key == "" {
+		return
+	}
+	_, set := f.Values["found"]
+	line, _ := f.Values["line"].(int)
+	var parts []string
+	switch {
+	case !set && line == 0 && (f.Values["default"] != nil || f.Values["want"] != nil) && !strings.Contains(f.Summary, "not set"):
+		parts = append(parts, key+" is not set")
+	case !strings.Contains(f.Summary, key):
+		parts = append(parts, key)
+	}
+	if l := fmt.Sprintf("line %d", line); line > 0 && !strings.Contains(f.Summary, l) {
+		parts = append(parts, l)
+	}
+	if len(parts) > 0 {
+		f.Summary = strings.TrimSuffix(f.Summary, ".") + " (" + strings.Join(parts, ", ") + ")."
+	}
 }
 
 type checker struct {
@@ -363,7 +418,15 @@ func (c *checker) warnings() {
 		case strings.Contains(w.Message, "does not compile"), strings.Contains(w.Message, "surrounding whitespace"):
 			sev = detectors.Warning
 		}
-		f := detectors.Finding{Rule: rule, Severity: sev, Summary: w.Key + ": " + w.Message, Values: map[string]any{}}
+		where := w.Key
+		if where == "" {
+			where = "the file"
+		}
+		if w.Line > 0 {
+			where += fmt.Sprintf(" (line %d)", w.Line)
+		}
+		f := detectors.Finding{Rule: rule, Severity: sev, Summary: where + ": " + w.Message + ".",
+			Hint: warningHint(w), Values: map[string]any{}}
 		if w.Key != "" {
 			f.Values["key"] = w.Key
 		}
@@ -373,6 +436,35 @@ func (c *checker) warnings() {
 		}
 		c.out = append(c.out, f)
 	}
+}
+
+// warningHint returns what to do about one of mm2config's parse warnings,
+// by the kind of warning its message names.
+func warningHint(w mm2config.Warning) string {
+	m := w.Message
+	switch {
+	case strings.Contains(m, "removed in Kafka 4.0"):
+		return fmt.Sprintf("Remove %s, or replace it as the summary says; MM2 4.x ignores it.", w.Key)
+	case strings.Contains(m, "set again"):
+		return fmt.Sprintf("Keep one %s line: MM2 uses the last one.", w.Key)
+	case strings.Contains(m, "listed twice"):
+		return "List each alias once in clusters."
+	case strings.Contains(m, "surrounding whitespace"):
+		return fmt.Sprintf("Remove the spaces around the value of %s.", w.Key)
+	case strings.Contains(m, "does not compile"):
+		return "Fix the regex list before enabling the flow: MM2 joins the comma-separated Java regexes with | and each must match the whole topic or group name."
+	case strings.Contains(m, "regex translated"):
+		return "Nothing to fix: the lint matches names with the translated regex, which accepts the same names."
+	case strings.Contains(m, "negative interval"):
+		return fmt.Sprintf("Set %s to a positive number of seconds if the job should run.", w.Key)
+	case strings.Contains(m, "separator"):
+		return "Check replication.policy.separator: remote topic names are <source><separator><topic>."
+	case strings.Contains(m, "replication policy"), strings.Contains(m, "target topic template"):
+		return "Check that the assumed remote topic names are right; give the target topic template of a custom policy if not."
+	case strings.Contains(m, "provider"), strings.Contains(m, "placeholder"):
+		return "Declare every provider in config.providers with its config.providers.<name>.class, as MM2 needs them."
+	}
+	return "Check the value on the named line."
 }
 
 // entryText renders the entry on line as "key = value", masking secrets.
