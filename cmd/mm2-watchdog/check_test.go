@@ -226,3 +226,94 @@ func TestSnapshotOptionsPerRole(t *testing.T) {
 		}
 	}
 }
+
+// Every error about a client setting names the file, the line and the key
+// that set it (the top-level key when an alias inherits it), and an
+// impossible bootstrap.servers is a configuration error, not an
+// unreachable cluster.
+func TestCheckClientSettingErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "truststore.jks")
+	if err := os.WriteFile(garbage, []byte("not a store\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	head := "clusters = a, b\na.bootstrap.servers = 127.0.0.1:1\nb.bootstrap.servers = 127.0.0.1:2\na->b.enabled = true\n"
+	for _, tc := range []struct {
+		name, extra string
+		want        []string
+	}{
+		{"port out of range", "b.bootstrap.servers = 127.0.0.1:99999\n", []string{`mm2.properties:5: key "b.bootstrap.servers": entry "127.0.0.1:99999": port "99999" is not a number from 1 to 65535`}},
+		{"empty entry", "a.bootstrap.servers = x:1,,y:2\n", []string{`mm2.properties:5: key "a.bootstrap.servers": entry 2 is empty`}},
+		{"jaas", "b.security.protocol = SASL_PLAINTEXT\nb.sasl.mechanism = PLAIN\nb.sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"Canary-1\"\n",
+			[]string{`mm2.properties:7: key "b.sasl.jaas.config": parsing: login module entry is not terminated by ';'`}},
+		{"inherited truststore", "security.protocol = SSL\nssl.truststore.location = " + garbage + "\n",
+			[]string{`mm2.properties:6: key "ssl.truststore.location" (inherited by cluster "a"): ` + garbage + `: ssl.truststore.type is not set`}},
+		{"admin override", "b.security.protocol = SSL\nb.ssl.truststore.location = " + garbage + "\nb.admin.ssl.truststore.location = /nonexistent/ts.p12\n",
+			[]string{`mm2.properties:7: key "b.admin.ssl.truststore.location": reading truststore: open /nonexistent/ts.p12`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			props := filepath.Join(t.TempDir(), "mm2.properties")
+			if err := os.WriteFile(props, []byte(head+tc.extra), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := runMain(t, nil, "", "check", "--mm2-config", props)
+			if code != exitUsage {
+				t.Errorf("code %d, want %d", code, exitUsage)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q\ndoes not contain %q", stderr, w)
+				}
+			}
+			if strings.Contains(stderr, "Canary-1") {
+				t.Errorf("stderr holds the password: %q", stderr)
+			}
+		})
+	}
+
+	// An empty bootstrap.servers is said once, at its line.
+	props := filepath.Join(dir, "mm2.properties")
+	if err := os.WriteFile(props, []byte(head+"b.bootstrap.servers = \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain(t, nil, "", "check", "--mm2-config", props)
+	if code != exitUsage || strings.Count(stderr, `cluster "b" has`) != 1 || !strings.Contains(stderr, `mm2.properties:5: key "b.bootstrap.servers": cluster "b" has an empty bootstrap.servers`) {
+		t.Errorf("empty bootstrap: code %d stderr %q", code, stderr)
+	}
+}
+
+// SASL against a plaintext listener (which closes the connection on the
+// SASL exchange) is an authentication failure found at once, not a
+// timeout after --cluster-timeout.
+func TestCheckSASLAgainstPlaintext(t *testing.T) {
+	src := kafkatest.New(t, "kafka", kfake.SeedTopics(1, "orders"))
+	tgt := kafkatest.New(t, "vast", kfake.SeedTopics(1, "orders"))
+	props := filepath.Join(t.TempDir(), "mm2.properties")
+	text := kafkatest.PairConfig(src, tgt,
+		"vast.security.protocol = SASL_PLAINTEXT",
+		"vast.sasl.mechanism = PLAIN",
+		`vast.sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="Canary-2";`)
+	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, out, stderr := runMain(t, nil, "", "check", "--mm2-config", props, "--format", "json", "--cluster-timeout", "20s")
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("check took %v: it retried an authentication failure until the timeout", took)
+	}
+	if code != exitFindings {
+		t.Fatalf("code %d, stderr %s", code, stderr)
+	}
+	var found bool
+	for _, f := range decodeFindings(t, out) {
+		if f.Rule == "cluster-unreachable" && f.Cluster == "vast" {
+			found = true
+			if !strings.Contains(f.Summary, "SASL authentication failed") {
+				t.Errorf("summary %q does not name the authentication failure", f.Summary)
+			}
+		}
+	}
+	if !found || strings.Contains(out+stderr, "Canary-2") {
+		t.Errorf("want cluster-unreachable for vast without the password, got %s", out)
+	}
+}

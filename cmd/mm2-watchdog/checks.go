@@ -73,7 +73,8 @@ type clusterRunner struct {
 }
 
 // newClusterRunner builds (but does not connect) a client per alias used by
-// an enabled flow. Errors name the alias and key; they never hold secrets.
+// an enabled flow. Errors name the file, line and key (settingError); they
+// never hold secrets.
 func newClusterRunner(cfg *mm2config.Config, opts clusterFlags, grace func(*mm2config.Flow) time.Duration, logger *slog.Logger) (*clusterRunner, error) {
 	r := &clusterRunner{
 		cfg:     cfg,
@@ -93,7 +94,7 @@ func newClusterRunner(cfg *mm2config.Config, opts clusterFlags, grace func(*mm2c
 		ccfg, err := cluster.FromProps(alias, settings.For(mm2config.RoleAdmin))
 		if err != nil {
 			r.close()
-			return nil, fmt.Errorf("%s: %w", cfg.File, err)
+			return nil, settingError(cfg, alias, err)
 		}
 		cl, err := cluster.New(ccfg, logger)
 		if err != nil {
@@ -103,6 +104,34 @@ func newClusterRunner(cfg *mm2config.Config, opts clusterFlags, grace func(*mm2c
 		r.clients[alias] = cl
 	}
 	return r, nil
+}
+
+// settingError points an error from cluster.FromProps at the line of the
+// file that set the property: "<file>:<line>: key "<key>": <what is
+// wrong>", the key being the one that wins for the admin client (see
+// mm2config.ClientSettings.For): `<alias>.admin.<k>`, `<alias>.<k>`, then
+// the top-level `<k>` that every cluster inherits. A property set nowhere
+// (a required one) keeps the file name only.
+func settingError(cfg *mm2config.Config, alias string, err error) error {
+	var ke *cluster.KeyError
+	if !errors.As(err, &ke) {
+		return fmt.Errorf("%s: %w", cfg.File, err)
+	}
+	keys := []string{alias + "." + mm2config.RoleAdmin + "." + ke.Key, alias + "." + ke.Key}
+	if ke.Key == "bootstrap.servers" || ke.Key == "security.protocol" || strings.HasPrefix(ke.Key, "ssl.") || strings.HasPrefix(ke.Key, "sasl.") {
+		keys = append(keys, ke.Key) // MirrorClientConfig's keys: top-level values are every cluster's defaults
+	}
+	for _, k := range keys {
+		_, line, ok := cfg.Value(k)
+		if !ok || line == 0 {
+			continue
+		}
+		if k == ke.Key {
+			return fmt.Errorf("%s:%d: key %q (inherited by cluster %q): %w", cfg.File, line, k, alias, ke.Err)
+		}
+		return fmt.Errorf("%s:%d: key %q: %w", cfg.File, line, k, ke.Err)
+	}
+	return fmt.Errorf("%s: %w", cfg.File, err)
 }
 
 // usedAliases lists the aliases that an enabled flow reads or writes.

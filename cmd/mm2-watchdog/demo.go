@@ -64,7 +64,7 @@ func demoCommand(ctx context.Context, args []string, e env) int {
 		fmt.Fprintf(e.stderr, "mm2-watchdog demo: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if do.pace < 0.05 || do.pace > 10 {
+	if !(do.pace >= 0.05 && do.pace <= 10) { // also rejects NaN
 		fmt.Fprintf(e.stderr, "mm2-watchdog demo: --pace %g: want a factor between 0.05 and 10\n", do.pace)
 		return exitUsage
 	}

@@ -119,6 +119,7 @@ func TestDemoEndToEnd(t *testing.T) {
 func TestDemoRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"demo", "--pace", "0"},
+		{"demo", "--pace", "NaN"},
 		{"demo", "--duration", "-1s"},
 		{"demo", "--dir", "/nonexistent/mm2-watchdog-demo"},
 		{"demo", "--slack-token", "xoxb-1-secret"},

@@ -223,8 +223,19 @@ type groupLine struct {
 	liveness.GroupReport
 }
 
+// unknownGroupsLine is the NDJSON line of a flow whose groups could not be
+// judged this round: no group line is written for it, and silence must not
+// read as "no groups".
+type unknownGroupsLine struct {
+	Kind    string `json:"kind"` // always "groups-unknown"
+	Source  string `json:"source"`
+	Target  string `json:"target"`
+	Unknown string `json:"unknown"`
+}
+
 // writeGroupsJSON writes one JSON object per group per line, each with
-// "kind":"group" so that the lines can be told apart from findings.
+// "kind":"group" so that the lines can be told apart from findings, and one
+// "kind":"groups-unknown" line per flow that could not be judged.
 func writeGroupsJSON(w io.Writer, res *liveness.Result) error {
 	if res == nil {
 		return nil
@@ -232,6 +243,12 @@ func writeGroupsJSON(w io.Writer, res *liveness.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, fg := range res.Groups {
+		if fg.Unknown != "" {
+			if err := enc.Encode(unknownGroupsLine{Kind: "groups-unknown", Source: fg.Source, Target: fg.Target, Unknown: fg.Unknown}); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, g := range fg.Groups {
 			if err := enc.Encode(groupLine{Kind: "group", Source: fg.Source, Target: fg.Target, GroupReport: g}); err != nil {
 				return err

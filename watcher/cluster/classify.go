@@ -42,7 +42,10 @@ const (
 	// certificate, protocol version, the broker rejecting the client
 	// certificate).
 	ReasonTLSHandshake Reason = "tls-handshake-failed"
-	// ReasonTLSRequired: plaintext sent to a TLS listener.
+	// ReasonTLSRequired: the broker closed a plaintext connection before
+	// answering its first request, the way a TLS listener treats plaintext.
+	// A listener that drops every connection (a proxy without a backend,
+	// connection limits) looks the same from the client.
 	ReasonTLSRequired Reason = "tls-required"
 	// ReasonTLSNotExpected: TLS sent to a plaintext listener.
 	ReasonTLSNotExpected Reason = "tls-not-expected"
@@ -78,7 +81,7 @@ func (r Reason) Describe() string {
 	case ReasonTLSHandshake:
 		return "the TLS handshake failed (expired certificate, protocol mismatch, or a client certificate rejected or missing)"
 	case ReasonTLSRequired:
-		return "the listener requires TLS but the client uses plaintext (security.protocol SSL or SASL_SSL?)"
+		return "the broker closed the connection before answering: the listener probably requires TLS (security.protocol SSL or SASL_SSL?), or it drops every connection"
 	case ReasonTLSNotExpected:
 		return "the client uses TLS but the listener is plaintext"
 	case ReasonConnRefused:

@@ -26,6 +26,7 @@ type Client struct {
 	kgo    *kgo.Client
 	adm    *kadm.Client
 	stats  *requestStats
+	watch  *connWatch
 	now    func() time.Time
 }
 
@@ -61,6 +62,7 @@ func New(cfg Config, logger *slog.Logger) (*Client, error) {
 	}
 
 	stats := &requestStats{}
+	watch := &connWatch{ops: map[*opState]struct{}{}, withSASL: cfg.SASL != nil, withTLS: cfg.TLS != nil}
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(cfg.Seeds...),
 		kgo.ClientID(cfg.ClientID),
@@ -70,7 +72,7 @@ func New(cfg Config, logger *slog.Logger) (*Client, error) {
 		kgo.DialTimeout(cfg.DialTimeout),
 		kgo.DisableClientMetrics(),
 		kgo.WithLogger(kgoLogger{logger}),
-		kgo.WithHooks(stats),
+		kgo.WithHooks(stats, watch),
 	}
 	if cfg.TLS != nil {
 		opts = append(opts, kgo.Dialer(tlsDialer(cfg.TLS, cfg.DialTimeout)))
@@ -93,7 +95,7 @@ func New(cfg Config, logger *slog.Logger) (*Client, error) {
 	}
 	adm := kadm.NewClient(cl)
 	adm.SetTimeoutMillis(int32(cfg.RequestTimeout / time.Millisecond))
-	return &Client{cfg: cfg, logger: logger, opts: opts, kgo: cl, adm: adm, stats: stats, now: time.Now}, nil
+	return &Client{cfg: cfg, logger: logger, opts: opts, kgo: cl, adm: adm, stats: stats, watch: watch, now: time.Now}, nil
 }
 
 // Dial builds a Client and checks that the cluster answers a metadata
@@ -117,7 +119,7 @@ func (c *Client) Ping(ctx context.Context) error {
 	ctx, cancel := c.opContext(ctx)
 	defer cancel()
 	if err := c.kgo.Ping(ctx); err != nil {
-		return c.wrap("connecting", err)
+		return c.wrap(ctx, "connecting", err)
 	}
 	return nil
 }
@@ -133,17 +135,37 @@ func (c *Client) Admin() *kadm.Client { return c.adm }
 // kgo.ErrClientClosed.
 func (c *Client) Close() { c.kgo.Close() }
 
-// opContext bounds ctx by the APITimeout unless it already ends earlier.
+// opContext bounds ctx by the APITimeout unless it already ends earlier,
+// and follows the connection failures franz-go reports while the operation
+// runs (see connWatch): wrap then reports the last of them rather than a
+// bare deadline, and a failure that retrying cannot fix (rejected
+// credentials, a TLS mismatch) ends the operation early.
 func (c *Client) opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	var cancelT context.CancelFunc
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= c.cfg.APITimeout {
-		return context.WithCancel(ctx)
+		cancelT = func() {}
+	} else {
+		ctx, cancelT = context.WithTimeout(ctx, c.cfg.APITimeout)
 	}
-	return context.WithTimeout(ctx, c.cfg.APITimeout)
+	ctx, cancel := context.WithCancelCause(ctx)
+	st := &opState{start: c.now(), cancel: cancel}
+	if dl, ok := ctx.Deadline(); ok {
+		st.timeout = dl.Sub(st.start)
+	}
+	c.watch.add(st)
+	return context.WithValue(ctx, opKey{}, st), func() {
+		c.watch.remove(st)
+		cancel(nil)
+		cancelT()
+	}
 }
 
 // wrap turns err into an *Error for this cluster, classified, with the
-// SASL/TLS context only this client knows.
-func (c *Client) wrap(op string, err error) error {
+// SASL/TLS context only this client knows. When the operation of ctx ended
+// at its deadline, or was given up early, after a connection failed, the
+// error reports that connection failure, the one a person can act on,
+// instead of the deadline.
+func (c *Client) wrap(ctx context.Context, op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -151,8 +173,140 @@ func (c *Client) wrap(op string, err error) error {
 	if errors.As(err, &e) {
 		return err
 	}
-	return &Error{Alias: c.cfg.Alias, Op: op, Reason: classify(err, c.cfg.SASL != nil, c.cfg.TLS != nil), Err: err}
+	reason := classify(err, c.cfg.SASL != nil, c.cfg.TLS != nil)
+	if st, ok := ctx.Value(opKey{}).(*opState); ok && ctx.Err() != nil {
+		if last, attempts := c.watch.last(st); last != nil {
+			var gaveUp *gaveUpError
+			switch {
+			case errors.As(context.Cause(ctx), &gaveUp):
+				err = &retriedError{last: last, end: err, note: fmt.Sprintf("not retried further: %d connection attempts failed in a way retrying does not fix", attempts)}
+			case errors.Is(ctx.Err(), context.DeadlineExceeded):
+				err = &retriedError{last: last, end: err, note: fmt.Sprintf("after retrying until the %s timeout", roundTimeout(st.timeout))}
+			default:
+				return &Error{Alias: c.cfg.Alias, Op: op, Reason: reason, Err: err}
+			}
+			reason = classify(last, c.cfg.SASL != nil, c.cfg.TLS != nil)
+		}
+	}
+	return &Error{Alias: c.cfg.Alias, Op: op, Reason: reason, Err: err}
 }
+
+// roundTimeout rounds an operation's time limit for a message: the
+// deadline is measured from when the operation started, a little after
+// the caller set it.
+func roundTimeout(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// failFastAfter is how many connection attempts must fail with a reason
+// that retrying cannot fix (permanent) before an operation is given up
+// early. franz-go tries twice in quick succession, then backs off; three
+// failures span one backoff (about 250 ms), so a broker that was
+// restarting gets a second chance while a rejected password does not
+// hold a check until its deadline.
+const failFastAfter = 3
+
+// permanent reports whether a connection failing for r will fail the same
+// way until the configuration (of the client or the listener) changes.
+func permanent(r Reason) bool {
+	switch r {
+	case ReasonAuthFailed, ReasonSASLMechanism, ReasonSASLRequired, ReasonTLSUnknownCA,
+		ReasonTLSHostname, ReasonTLSHandshake, ReasonTLSRequired, ReasonTLSNotExpected:
+		return true
+	}
+	return false
+}
+
+// opKey is the context key of an operation's *opState.
+type opKey struct{}
+
+// opState is what connWatch records for one operation in flight.
+type opState struct {
+	start   time.Time
+	timeout time.Duration // from start to the deadline; 0 when none
+	cancel  context.CancelCauseFunc
+
+	// Guarded by connWatch.mu.
+	lastErr  error // the last connection failure seen while it ran
+	attempts int   // connection attempts failed for a permanent reason
+}
+
+// connWatch is a franz-go HookBrokerConnect that records, for every
+// operation in flight, the last failure to set up a broker connection:
+// dialling, the TLS handshake, ApiVersions and SASL (franz-go reports the
+// error of each attempt, including those it retries on its own until the
+// deadline and never returns). It gives up an operation with a
+// *gaveUpError once failFastAfter attempts failed for a permanent reason.
+type connWatch struct {
+	withSASL, withTLS bool
+
+	mu  sync.Mutex
+	ops map[*opState]struct{}
+}
+
+var _ kgo.HookBrokerConnect = (*connWatch)(nil)
+
+func (w *connWatch) add(st *opState) {
+	w.mu.Lock()
+	w.ops[st] = struct{}{}
+	w.mu.Unlock()
+}
+
+func (w *connWatch) remove(st *opState) {
+	w.mu.Lock()
+	delete(w.ops, st)
+	w.mu.Unlock()
+}
+
+// last returns the last connection failure seen during st and the number
+// of attempts that failed for a permanent reason.
+func (w *connWatch) last(st *opState) (error, int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return st.lastErr, st.attempts
+}
+
+// OnBrokerConnect implements kgo.HookBrokerConnect.
+func (w *connWatch) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
+		// Nothing failed, or the failure is the operation ending.
+		return
+	}
+	fatal := permanent(classify(err, w.withSASL, w.withTLS))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for st := range w.ops {
+		st.lastErr = err
+		if !fatal {
+			continue
+		}
+		st.attempts++
+		if st.attempts >= failFastAfter {
+			st.cancel(&gaveUpError{err: err})
+		}
+	}
+}
+
+// gaveUpError is the cause of an operation given up early by connWatch.
+type gaveUpError struct{ err error }
+
+func (e *gaveUpError) Error() string { return "given up: " + e.err.Error() }
+func (e *gaveUpError) Unwrap() error { return e.err }
+
+// retriedError is an operation that ended (at its deadline, or given up)
+// while connections kept failing: last is the last connection failure,
+// end what the operation itself returned. Its message is last's, with a
+// note on the retrying; errors.Is and errors.As see both.
+type retriedError struct {
+	last, end error
+	note      string
+}
+
+func (e *retriedError) Error() string   { return e.last.Error() + " (" + e.note + ")" }
+func (e *retriedError) Unwrap() []error { return []error{e.last, e.end} }
 
 // requestStats counts requests and sums their round-trip times with
 // franz-go's HookBrokerE2E, which fires once per request written (failed

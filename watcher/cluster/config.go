@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -127,23 +128,11 @@ func FromProps(alias string, props map[string]string) (Config, error) {
 	get := func(k string) string { return strings.TrimSpace(props[k]) }
 	cfg := Config{Alias: alias}
 
-	bs := get("bootstrap.servers")
-	if bs == "" {
-		return Config{}, keyErr(alias, "bootstrap.servers", "is required")
+	seeds, err := parseBootstrap(get("bootstrap.servers"))
+	if err != nil {
+		return Config{}, &KeyError{Alias: alias, Key: "bootstrap.servers", Err: err}
 	}
-	for _, s := range strings.Split(bs, ",") {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if _, port, err := net.SplitHostPort(s); err != nil || port == "" {
-			return Config{}, keyErr(alias, "bootstrap.servers", "entry %q is not host:port", s)
-		}
-		cfg.Seeds = append(cfg.Seeds, s)
-	}
-	if len(cfg.Seeds) == 0 {
-		return Config{}, keyErr(alias, "bootstrap.servers", "has no host:port entries")
-	}
+	cfg.Seeds = seeds
 
 	cfg.SecurityProtocol = strings.ToUpper(get("security.protocol"))
 	if cfg.SecurityProtocol == "" {
@@ -173,7 +162,6 @@ func FromProps(alias string, props map[string]string) (Config, error) {
 	if id := get("client.id"); id != "" {
 		cfg.ClientID = id + "|" + DefaultClientID
 	}
-	var err error
 	if cfg.RequestTimeout, err = msProp(alias, "request.timeout.ms", get("request.timeout.ms")); err != nil {
 		return Config{}, err
 	}
@@ -186,15 +174,67 @@ func FromProps(alias string, props map[string]string) (Config, error) {
 	return cfg, nil
 }
 
+// KeyError is a configuration error about one client property of one
+// cluster alias, from FromProps. Key is the property without the alias
+// prefix, so a caller that knows where the properties came from (the MM2
+// file's "<alias>.<key>" or top-level "<key>" line) can point at it. The
+// message never contains a password or any part of sasl.jaas.config's
+// values.
+type KeyError struct {
+	Alias string // MM2 cluster alias
+	Key   string // client property, e.g. "ssl.truststore.location"
+	Err   error  // what is wrong, without the alias and the key
+}
+
+// Error returns `cluster "<alias>": <key>: <what is wrong>`.
+func (e *KeyError) Error() string {
+	return fmt.Sprintf("cluster %q: %s: %v", e.Alias, e.Key, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *KeyError) Unwrap() error { return e.Err }
+
 // keyErr formats a configuration error that names the alias and the key.
 // Callers must never pass a secret value in args.
 func keyErr(alias, key, format string, args ...any) error {
-	return fmt.Errorf("cluster %q: %s: %s", alias, key, fmt.Sprintf(format, args...))
+	return &KeyError{Alias: alias, Key: key, Err: fmt.Errorf(format, args...)}
 }
 
 // keyWrap wraps err with the alias and key.
 func keyWrap(alias, key, what string, err error) error {
-	return fmt.Errorf("cluster %q: %s: %s: %w", alias, key, what, err)
+	return &KeyError{Alias: alias, Key: key, Err: fmt.Errorf("%s: %w", what, err)}
+}
+
+// parseBootstrap checks a bootstrap.servers value the way Kafka's
+// ClientUtils.parseAndValidateAddresses does, at start-up rather than as an
+// unreachable cluster at run time: every comma-separated entry must be
+// host:port (an IPv6 host in brackets) with a port from 1 to 65535. An empty
+// entry (",," or a trailing comma) is an error too: it is a typo, although
+// Kafka 3.x skips it.
+func parseBootstrap(v string) ([]string, error) {
+	if v == "" {
+		return nil, errors.New("is required")
+	}
+	var seeds []string
+	for i, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return nil, fmt.Errorf("entry %d is empty (two commas in a row, or a comma at an end)", i+1)
+		}
+		host, port, err := net.SplitHostPort(s)
+		if err != nil {
+			return nil, fmt.Errorf("entry %q is not host:port", s)
+		}
+		if host == "" {
+			return nil, fmt.Errorf("entry %q has no host", s)
+		}
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("entry %q: port %q is not a number from 1 to 65535", s, port)
+		}
+		seeds = append(seeds, s)
+	}
+	return seeds, nil
 }
 
 // msProp parses a millisecond property; "" gives 0 (the default applies).

@@ -3,8 +3,11 @@ package cluster
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +71,12 @@ func TestFromPropsErrors(t *testing.T) {
 	}{
 		{"no bootstrap", good(map[string]string{"bootstrap.servers": "-"}), "bootstrap.servers", "required"},
 		{"no port", good(map[string]string{"bootstrap.servers": "broker"}), "bootstrap.servers", "host:port"},
+		{"empty port", good(map[string]string{"bootstrap.servers": "broker:"}), "bootstrap.servers", "1 to 65535"},
+		{"port too big", good(map[string]string{"bootstrap.servers": "127.0.0.1:99999"}), "bootstrap.servers", `port "99999" is not a number from 1 to 65535`},
+		{"port zero", good(map[string]string{"bootstrap.servers": "b:0"}), "bootstrap.servers", "1 to 65535"},
+		{"no host", good(map[string]string{"bootstrap.servers": ":9092"}), "bootstrap.servers", "no host"},
+		{"empty entry", good(map[string]string{"bootstrap.servers": "a:1,,b:2"}), "bootstrap.servers", "entry 2 is empty"},
+		{"only commas", good(map[string]string{"bootstrap.servers": " , "}), "bootstrap.servers", "entry 1 is empty"},
 		{"bad protocol", good(map[string]string{"security.protocol": "TLS"}), "security.protocol", "not one of"},
 		{"default GSSAPI", good(map[string]string{"sasl.mechanism": "-"}), "sasl.mechanism", "GSSAPI is unsupported"},
 		{"OAUTHBEARER", good(map[string]string{"sasl.mechanism": "OAUTHBEARER"}), "sasl.mechanism", "OAUTHBEARER is unsupported"},
@@ -94,6 +103,10 @@ func TestFromPropsErrors(t *testing.T) {
 			_, err := FromProps("vast", tc.props)
 			if err == nil {
 				t.Fatal("no error")
+			}
+			var ke *KeyError
+			if !errors.As(err, &ke) || ke.Key != tc.key || ke.Alias != "vast" {
+				t.Errorf("error %v is not a *KeyError for key %s", err, tc.key)
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, `cluster "vast"`) || !strings.Contains(msg, tc.key) || !strings.Contains(msg, tc.text) {
@@ -129,5 +142,45 @@ func TestSecretNeverPrints(t *testing.T) {
 	}
 	if cfg.SASL.Password.Reveal() != canary {
 		t.Error("Reveal lost the value")
+	}
+}
+
+// A store file that is none of the known types says which types were tried,
+// once, without the PKCS12 parser's ASN.1 dump; with the type set, the
+// parser's own error is given once.
+func TestUnrecognisedStoreFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "truststore.jks")
+	if err := os.WriteFile(path, []byte("this is not a keystore\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]string{"bootstrap.servers": "b:9092", "security.protocol": "SSL",
+		"ssl.truststore.location": path, "ssl.truststore.password": canary}
+	_, err := FromProps("vast", props)
+	var ke *KeyError
+	if !errors.As(err, &ke) || ke.Key != "ssl.truststore.location" {
+		t.Fatalf("error %v is not a *KeyError for ssl.truststore.location", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{path, "ssl.truststore.type is not set", "not PEM", "not JKS", "not PKCS12"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not contain %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "asn1") || strings.Contains(msg, canary) {
+		t.Errorf("error %q contains the ASN.1 dump or the password", msg)
+	}
+
+	props["ssl.truststore.type"] = "PKCS12"
+	_, err = FromProps("vast", props)
+	if err == nil || strings.Count(err.Error(), "asn1:") != 1 || !strings.Contains(err.Error(), "loading PKCS12 truststore") {
+		t.Errorf("declared PKCS12: error %v: want the parser's error once", err)
+	}
+
+	delete(props, "ssl.truststore.type")
+	props["ssl.keystore.location"] = path
+	delete(props, "ssl.truststore.location")
+	_, err = FromProps("vast", props)
+	if !errors.As(err, &ke) || ke.Key != "ssl.keystore.location" || !strings.Contains(err.Error(), "ssl.keystore.type is not set") {
+		t.Errorf("keystore: error %v", err)
 	}
 }

@@ -70,7 +70,7 @@ func (c *Client) RecordTime(ctx context.Context, topic string, partition int32, 
 			return rec.Timestamp, nil
 		}
 	}
-	return time.Time{}, c.wrap(fmt.Sprintf("reading %s/%d at offset %d", topic, partition, offset), errNoRecord)
+	return time.Time{}, c.wrap(ctx, fmt.Sprintf("reading %s/%d at offset %d", topic, partition, offset), errNoRecord)
 }
 
 // errNoRecord says that an offset holds no record: a transaction marker,
@@ -112,14 +112,14 @@ func (c *Client) ReadTopic(ctx context.Context, topic string, limit int) ([]*kgo
 	}
 	t := s.Topics[topic]
 	if t.Err != nil {
-		return nil, c.wrap(fmt.Sprintf("reading topic %q", topic), t.Err)
+		return nil, c.wrap(ctx, fmt.Sprintf("reading topic %q", topic), t.Err)
 	}
 	ranges := make(map[int32][2]int64, len(t.Offsets))
 	var total int64
 	for i, o := range t.Offsets {
 		p := int32(i)
 		if o.Err != nil {
-			return nil, c.wrap(fmt.Sprintf("listing offsets of %s/%d", topic, p), o.Err)
+			return nil, c.wrap(ctx, fmt.Sprintf("listing offsets of %s/%d", topic, p), o.Err)
 		}
 		if o.End > o.Start {
 			ranges[p] = [2]int64{o.Start, o.End}
@@ -156,7 +156,7 @@ func (c *Client) read(ctx context.Context, topic string, ranges map[int32][2]int
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, c.wrap(op, err)
+		return nil, c.wrap(ctx, op, err)
 	}
 	defer cl.Close()
 
@@ -164,7 +164,7 @@ func (c *Client) read(ctx context.Context, topic string, ranges map[int32][2]int
 	for len(pending) > 0 {
 		fetches := cl.PollFetches(ctx)
 		if err := ctx.Err(); err != nil {
-			return nil, c.wrap(op, fmt.Errorf("%d partitions not read to their end: %w", len(pending), err))
+			return nil, c.wrap(ctx, op, fmt.Errorf("%d partitions not read to their end: %w", len(pending), err))
 		}
 		var ferr error
 		fetches.EachError(func(t string, p int32, err error) {
@@ -173,7 +173,7 @@ func (c *Client) read(ctx context.Context, topic string, ranges map[int32][2]int
 			}
 		})
 		if ferr != nil {
-			return nil, c.wrap(op, ferr)
+			return nil, c.wrap(ctx, op, ferr)
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
 			last, ok := pending[r.Partition]
@@ -208,10 +208,10 @@ func (c *Client) PartitionBounds(ctx context.Context, topic string, partition in
 	starts := c.listOffsetsOf(ctx, one, partition, -2)
 	ends := c.listOffsetsOf(ctx, one, partition, -1)
 	if start, err = starts.get(topic, partition); err != nil {
-		return -1, -1, c.wrap(op, err)
+		return -1, -1, c.wrap(ctx, op, err)
 	}
 	if end, err = ends.get(topic, partition); err != nil {
-		return -1, -1, c.wrap(op, err)
+		return -1, -1, c.wrap(ctx, op, err)
 	}
 	return start, end, nil
 }
@@ -259,7 +259,7 @@ func (c *Client) ListGroups(ctx context.Context) ([]string, error) {
 	defer cancel()
 	listed, err := c.adm.ListGroups(ctx)
 	if err != nil {
-		return nil, c.wrap("listing consumer groups", err)
+		return nil, c.wrap(ctx, "listing consumer groups", err)
 	}
 	return listed.Groups(), nil
 }
@@ -284,7 +284,7 @@ func (c *Client) GroupOffsets(ctx context.Context, groups []string) (map[string]
 	for g, r := range c.adm.FetchManyOffsets(ctx, groups...) {
 		gos := &GroupOffsets{Group: g, Offsets: make(map[string]map[int32]CommittedOffset)}
 		if r.Err != nil {
-			gos.Err = c.wrap(fmt.Sprintf("fetching offsets of group %q", g), r.Err)
+			gos.Err = c.wrap(ctx, fmt.Sprintf("fetching offsets of group %q", g), r.Err)
 		}
 		for t, ps := range r.Fetched {
 			m := make(map[int32]CommittedOffset, len(ps))

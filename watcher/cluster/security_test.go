@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -301,4 +302,113 @@ func TestMutualTLS(t *testing.T) {
 		}
 		t.Logf("no client cert: %q: %v", Classify(err), err)
 	})
+}
+
+// A Snapshot whose connections fail authentication reports the
+// authentication failure, not its deadline, and gives up long before the
+// deadline: a rejected password does not fix itself by retrying. kfake
+// closes the connection on a rejected SaslAuthenticate; a broker without
+// SASL does the same to a client that sends one.
+func TestSnapshotAuthFailureFailsFast(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []kfake.Opt
+	}{
+		{"bad password", []kfake.Opt{kfake.EnableSASL(), kfake.Superuser(MechanismPlain, "alice", canary)}},
+		{"plaintext broker", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t, append([]kfake.Opt{kfake.NumBrokers(1)}, tc.opts...)...)
+			cfg, err := FromProps("vast", map[string]string{
+				"bootstrap.servers": c.ListenAddrs()[0],
+				"security.protocol": "SASL_PLAINTEXT",
+				"sasl.mechanism":    "PLAIN",
+				"sasl.jaas.config":  jaas("plain.PlainLoginModule", "alice", canary+"-wrong"),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, err := New(cfg, testLogger(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			const limit = 20 * time.Second
+			ctx, cancel := context.WithTimeout(context.Background(), limit)
+			defer cancel()
+			start := time.Now()
+			_, err = cl.Snapshot(ctx, SnapshotOptions{})
+			took := time.Since(start)
+			t.Logf("after %v: %v", took, err)
+			if r := Classify(err); r != ReasonAuthFailed {
+				t.Errorf("Classify = %q, want %q (err: %v)", r, ReasonAuthFailed, err)
+			}
+			if took > limit/2 {
+				t.Errorf("Snapshot took %v of its %v: it retried an authentication failure", took, limit)
+			}
+			if err == nil || !strings.Contains(err.Error(), "not retried further") || strings.Contains(err.Error(), canary) {
+				t.Errorf("error %v: want a note that it was not retried, and no password", err)
+			}
+		})
+	}
+}
+
+// A Snapshot that runs into its deadline while connections keep failing
+// for a reason retrying can fix (here a listener that accepts and never
+// answers, so each connection's ApiVersions times out) reports the last
+// connection failure and how long it kept retrying, not a bare deadline.
+func TestSnapshotDeadlineReportsLastConnectionError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	accepted := make(chan net.Conn)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	cl, err := New(Config{Alias: "vast", Seeds: []string{ln.Addr().String()}, RequestTimeout: 100 * time.Millisecond, APITimeout: time.Minute}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cl.Snapshot(ctx, SnapshotOptions{})
+		done <- err
+	}()
+	for err = nil; ; {
+		select {
+		case c := <-accepted:
+			conns = append(conns, c)
+			continue
+		case err = <-done:
+		}
+		break
+	}
+	t.Logf("error: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "after retrying until the 1.5s timeout") || !strings.Contains(err.Error(), "i/o timeout") {
+		t.Errorf("error %v: want the last connection failure and the retrying noted", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v does not wrap the deadline", err)
+	}
+	if r := Classify(err); r != ReasonTimeout {
+		t.Errorf("Classify = %q, want %q", r, ReasonTimeout)
+	}
 }

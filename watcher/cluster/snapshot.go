@@ -342,7 +342,7 @@ func (c *Client) topicMetadata(ctx context.Context, names []string) (*kmsg.Metad
 	brokersOnly.Topics = []kmsg.MetadataRequestTopic{}
 	bresp, err := brokersOnly.RequestWith(ctx, c.kgo)
 	if err != nil {
-		return nil, c.wrap("listing metadata", err)
+		return nil, c.wrap(ctx, "listing metadata", err)
 	}
 	req := kmsg.NewPtrMetadataRequest()
 	if len(names) > 0 {
@@ -358,7 +358,7 @@ func (c *Client) topicMetadata(ctx context.Context, names []string) (*kmsg.Metad
 		// path still finds one.
 		resp, err := req.RequestWith(ctx, c.kgo)
 		if err != nil {
-			return nil, c.wrap("listing metadata", err)
+			return nil, c.wrap(ctx, "listing metadata", err)
 		}
 		return resp, nil
 	}
@@ -379,7 +379,7 @@ func (c *Client) topicMetadata(ctx context.Context, names []string) (*kmsg.Metad
 			break
 		}
 	}
-	return nil, c.wrap("listing metadata", errors.Join(errs...))
+	return nil, c.wrap(ctx, "listing metadata", errors.Join(errs...))
 }
 
 // apiVersions asks every broker for its ApiVersions, one request each, in
@@ -440,7 +440,7 @@ func (c *Client) apiVersions(ctx context.Context, brokers []int32) (map[int16]in
 	}
 	var err error
 	if len(errs) > 0 {
-		err = c.wrap("asking ApiVersions", errors.Join(errs...))
+		err = c.wrap(ctx, "asking ApiVersions", errors.Join(errs...))
 	}
 	return apis, apis != nil, err
 }
@@ -598,7 +598,7 @@ func (c *Client) listOffsets(ctx context.Context, pl *offsetPlan, timestamp int6
 			req := c.offsetsRequest(pl, locs, timestamp)
 			kresp, err := c.kgo.Broker(int(leader)).RetriableRequest(ctx, req)
 			if err != nil {
-				err = c.wrap("listing offsets", fmt.Errorf("broker %d: %w", leader, err))
+				err = c.wrap(ctx, "listing offsets", fmt.Errorf("broker %d: %w", leader, err))
 				for _, l := range locs {
 					out[pl.bases[l.topic]+int(l.partition)] = offsetResult{offset: -1, timestamp: -1, err: err}
 				}
@@ -659,7 +659,7 @@ func (c *Client) issueListOffsets(ctx context.Context, req *kmsg.ListOffsetsRequ
 	}
 	for _, shard := range c.kgo.RequestSharded(ctx, req) {
 		if shard.Err != nil {
-			err := c.wrap("listing offsets", shard.Err)
+			err := c.wrap(ctx, "listing offsets", shard.Err)
 			if sreq, ok := shard.Req.(*kmsg.ListOffsetsRequest); ok {
 				for _, rt := range sreq.Topics {
 					for _, rp := range rt.Partitions {
@@ -717,7 +717,7 @@ func (c *Client) describeConfigs(ctx context.Context, topics map[string]*Topic, 
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				err = c.wrap("describing topic configs", err)
+				err = c.wrap(ctx, "describing topic configs", err)
 				for _, name := range batch {
 					out[name] = configResult{err: err}
 				}

@@ -64,6 +64,9 @@ func tlsFromProps(alias string, props map[string]string) (*tls.Config, error) {
 		typ := storeType(get("ssl.truststore.type"), data)
 		certs, err := trustCerts(typ, data, get("ssl.truststore.password"))
 		if err != nil {
+			if get("ssl.truststore.type") == "" && notPKCS12(err) {
+				return nil, keyErr(alias, "ssl.truststore.location", "%s: %s", path, unknownStore("ssl.truststore.type"))
+			}
 			return nil, keyWrap(alias, "ssl.truststore.location", fmt.Sprintf("loading %s truststore %s", typ, path), err)
 		}
 		cfg.RootCAs = poolOf(certs)
@@ -93,6 +96,9 @@ func tlsFromProps(alias string, props map[string]string) (*tls.Config, error) {
 		}
 		cert, err := keyPair(typ, data, storePass, keyPass)
 		if err != nil {
+			if get("ssl.keystore.type") == "" && notPKCS12(err) {
+				return nil, keyErr(alias, "ssl.keystore.location", "%s: %s", path, unknownStore("ssl.keystore.type"))
+			}
 			return nil, keyWrap(alias, "ssl.keystore.location", fmt.Sprintf("loading %s keystore %s", typ, path), err)
 		}
 		cfg.Certificates = []tls.Certificate{cert}
@@ -148,6 +154,24 @@ func storeType(declared string, data []byte) string {
 	}
 }
 
+// p12NotDER starts go-pkcs12's error for data that is not a PKCS12 (DER)
+// structure at all, as opposed to a wrong password or an unsupported
+// algorithm. The library does not wrap the asn1 error, so the message is
+// all there is to go by.
+const p12NotDER = "pkcs12: error reading P12 data"
+
+// notPKCS12 reports whether err says the data is not PKCS12 at all.
+func notPKCS12(err error) bool { return strings.Contains(err.Error(), p12NotDER) }
+
+// unknownStore explains a store file whose type was not set and could not
+// be recognised: the types tried and why each was ruled out, without the
+// PKCS12 parser's ASN.1 dump.
+func unknownStore(typeKey string) string {
+	return fmt.Sprintf("%s is not set and the file is none of the store types this client reads: "+
+		"not PEM (no \"-----BEGIN\" line), not JKS (no FEEDFEED magic number), not PKCS12 (not a DER structure); "+
+		"set %s if it is one of JKS, PKCS12, PEM", typeKey, typeKey)
+}
+
 func poolOf(certs []*x509.Certificate) *x509.CertPool {
 	p := x509.NewCertPool()
 	for _, c := range certs {
@@ -192,8 +216,17 @@ func trustCerts(typ string, data []byte, password string) ([]*x509.Certificate, 
 		if err == nil && len(certs) > 0 {
 			return certs, nil
 		}
+		if err == nil {
+			err = errors.New("no trusted certificates")
+		}
 		_, leaf, cas, err2 := pkcs12.DecodeChain(data, password)
-		if err2 != nil {
+		switch {
+		case err2 == nil:
+		case err.Error() == err2.Error():
+			// The same failure both ways (not PKCS12, wrong password):
+			// say it once.
+			return nil, fmt.Errorf("neither a trust store nor a key store: %w", err2)
+		default:
 			return nil, fmt.Errorf("not a trust store (%v) nor a key store (%w)", err, err2)
 		}
 		return append([]*x509.Certificate{leaf}, cas...), nil

@@ -333,12 +333,19 @@ func (p *parser) clientSettings(c *Config) {
 		}
 		c.clients[a] = cs
 	}
-	used := map[string]bool{}
+	// An alias of an enabled flow without bootstrap.servers is an error
+	// from Client, which every caller that connects asks; warning about it
+	// here too would say it twice. A heartbeat-only herder's aliases are
+	// not connected to by the watchdog, so for them the warning is all.
+	flow, herder := map[string]bool{}, map[string]bool{}
+	for _, f := range c.Flows {
+		flow[f.Source], flow[f.Target] = true, true
+	}
 	for _, h := range c.Herders {
-		used[h.Source], used[h.Target] = true, true
+		herder[h.Source], herder[h.Target] = true, true
 	}
 	for _, a := range c.Clusters {
-		if used[a] && strings.TrimSpace(c.clients[a].Props["bootstrap.servers"]) == "" {
+		if herder[a] && !flow[a] && strings.TrimSpace(c.clients[a].Props["bootstrap.servers"]) == "" {
 			p.warn(p.lines["clusters"], "clusters", fmt.Sprintf("cluster %q has no bootstrap.servers (set %s.bootstrap.servers); MM2 would fall back to localhost:9092", a, a))
 		}
 	}
@@ -383,7 +390,11 @@ func (c *Config) Flow(source, target string) *Flow {
 }
 
 // Client returns the client settings of alias. It fails with an *Error when
-// alias is not in `clusters` or has no bootstrap.servers.
+// alias is not in `clusters` or has no bootstrap.servers; the error points
+// at the bootstrap.servers line when the key is set but empty, at
+// `clusters` when it is not set at all. The form of the value (host:port
+// entries, port range) is checked by whoever builds a client from it
+// (cluster.FromProps).
 func (c *Config) Client(alias string) (ClientSettings, error) {
 	cs, ok := c.clients[alias]
 	if !ok {
@@ -391,6 +402,12 @@ func (c *Config) Client(alias string) (ClientSettings, error) {
 			Msg: fmt.Sprintf("cluster alias %q is not listed", alias)}
 	}
 	if strings.TrimSpace(cs.Props["bootstrap.servers"]) == "" {
+		for _, k := range []string{alias + ".bootstrap.servers", "bootstrap.servers"} {
+			if _, set := c.values[k]; set {
+				return ClientSettings{}, &Error{File: filepath.Base(c.File), Line: c.lines[k], Key: k,
+					Msg: fmt.Sprintf("cluster %q has an empty bootstrap.servers", alias)}
+			}
+		}
 		return ClientSettings{}, &Error{File: filepath.Base(c.File), Line: c.lines["clusters"], Key: "clusters",
 			Msg: fmt.Sprintf("cluster %q has no bootstrap.servers (expected %q)", alias, alias+".bootstrap.servers")}
 	}

@@ -337,8 +337,22 @@ func TestBadInput(t *testing.T) {
 	if _, err := c.Client("Z"); err == nil {
 		t.Error("Client(Z) of an unknown alias succeeded")
 	}
-	if !hasWarning(c, 1, `cluster "B" has no bootstrap.servers`) {
+	// B is used by an enabled flow: Client's error says it, once.
+	if hasWarning(c, 1, `cluster "B" has no bootstrap.servers`) {
+		t.Errorf("warned as well as failing Client: %v", c.Warnings)
+	}
+	// Set but empty: the error points at that line.
+	c = mustParse(t, "clusters=A,B\nA.bootstrap.servers=a:1\nB.bootstrap.servers = \nA->B.enabled=true\n", testOptions(nil))
+	if _, err := c.Client("B"); err == nil || err.Error() != `mm2.properties:3: key "B.bootstrap.servers": cluster "B" has an empty bootstrap.servers` {
+		t.Errorf("Client(B) with an empty value: %v", err)
+	}
+	if len(c.Warnings) != 0 {
 		t.Errorf("warnings %v", c.Warnings)
+	}
+	// A heartbeat-only herder's alias is never connected to: a warning.
+	c = mustParse(t, "clusters=A,B\nA.bootstrap.servers=a:1\nA->B.enabled=false\n", testOptions(nil))
+	if !hasWarning(c, 1, `cluster "B" has no bootstrap.servers`) {
+		t.Errorf("heartbeat-only alias: warnings %v", c.Warnings)
 	}
 }
 
