@@ -349,7 +349,7 @@ func writeParityTable(w io.Writer, res *parity.Result) {
 		fmt.Fprintln(tw, "  SOURCE TOPIC\tTARGET TOPIC\tSOURCE\tTARGET\tMISSING\tRECORDS AT RISK\tSTATUS")
 		for _, row := range fr.Rows {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", row.SourceTopic, row.TargetTopic,
-				count(row.SourcePartitions), count(row.TargetPartitions), partList(row.Missing), count64(row.RecordsAtRisk), statusText(row))
+				count(row.SourcePartitions), targetCount(row), partList(row.Missing), count64(row.RecordsAtRisk), statusText(row))
 		}
 		_ = tw.Flush()
 	}
@@ -363,6 +363,15 @@ func statusText(row parity.TopicRow) string {
 		return row.Status + " (stalled " + partList(row.Stalled) + ")"
 	}
 	return row.Status
+}
+
+// targetCount shows the target partitions, "none" when the target topic
+// does not exist (never a zero that reads like a count).
+func targetCount(row parity.TopicRow) string {
+	if row.Status == parity.StatusMissing || row.Status == parity.StatusPending {
+		return "none"
+	}
+	return count(row.TargetPartitions)
 }
 
 func count(n int) string {
