@@ -165,7 +165,7 @@ func probeCluster(ctx context.Context, cfg *mm2config.Config, alias string, conf
 	}
 	ccfg, err := cluster.FromProps(alias, cs.For(mm2config.RoleAdmin))
 	if err != nil {
-		return nil, err
+		return nil, settingError(cfg, alias, err) // file:line: key "…": …
 	}
 	ccfg.APITimeout = timeout
 	cl, err := cluster.New(ccfg, logger)
