@@ -40,54 +40,15 @@ func TestMetricsEndpointPassesPromtool(t *testing.T) {
 	logFile := filepath.Join(dir, "connect.log")
 	writeFile(t, logFile, "")
 
-	cmd := exec.Command(bin, "run", "--log", logFile, "--mm2-config", props, "--listen", "127.0.0.1:0",
-		"--cluster-timeout", "2s", "--check-interval", "1h")
-	cmd.Env = []string{"HOME=" + dir}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var logs syncBuffer
-	listen := make(chan string, 1)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logs.WriteLine(sc.Text())
-			var rec struct{ Msg, Listen string }
-			if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "mm2-watchdog started" {
-				listen <- rec.Listen
-			}
+	addr := startWatchdog(t, bin, dir, &logs, true, func(line string) (string, bool) {
+		var rec struct{ Msg, Listen string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "mm2-watchdog started" {
+			return rec.Listen, true
 		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	exited := make(chan error, 1)
-	go func() { <-drained; exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("mm2-watchdog did not stop cleanly on SIGINT: %v\n%s", err, logs.String())
-			}
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			t.Errorf("mm2-watchdog did not stop within 20 s of SIGINT\n%s", logs.String())
-		}
-	})
-
-	var addr string
-	select {
-	case addr = <-listen:
-	case err := <-exited:
-		t.Fatalf("mm2-watchdog exited before listening: %v\n%s", err, logs.String())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("mm2-watchdog did not log its listen address within 30 s\n%s", logs.String())
-	}
+		return "", false
+	}, "run", "--log", logFile, "--mm2-config", props, "--listen", "127.0.0.1:0",
+		"--cluster-timeout", "2s", "--check-interval", "1h")
 	base := "http://" + addr
 	waitFor(t, &logs, "/readyz to answer 200", func() bool {
 		code, _ := httpGet(base + "/readyz")
@@ -116,6 +77,65 @@ func TestMetricsEndpointPassesPromtool(t *testing.T) {
 			t.Errorf("/metrics has %s, which the Go-source scan does not find; the rules and dashboard tests would reject it", m[1])
 		}
 	}
+}
+
+// startWatchdog runs the binary with args, copies its stderr (fromStderr)
+// or stdout line by line into logs, and returns the first value find picks
+// out of a line (an address to scrape). The process is stopped with SIGINT
+// at the end of the test and must exit cleanly.
+func startWatchdog(t *testing.T, bin, home string, logs *syncBuffer, fromStderr bool, find func(line string) (string, bool), args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"HOME=" + home}
+	pipe := cmd.StdoutPipe
+	if fromStderr {
+		pipe = cmd.StderrPipe
+	}
+	r, err := pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	found := make(chan string, 1)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(r)
+		sent := false
+		for sc.Scan() {
+			logs.WriteLine(sc.Text())
+			if v, ok := find(sc.Text()); ok && !sent {
+				found <- v
+				sent = true
+			}
+		}
+		_, _ = io.Copy(io.Discard, r)
+	}()
+	exited := make(chan error, 1)
+	go func() { <-drained; exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("%s did not stop cleanly on SIGINT: %v\n%s", args[0], err, logs.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("%s did not stop within 30 s of SIGINT\n%s", args[0], logs.String())
+		}
+	})
+	select {
+	case v := <-found:
+		return v
+	case err := <-exited:
+		t.Fatalf("%s exited early: %v\n%s", args[0], err, logs.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s did not say where it listens within 60 s\n%s", args[0], logs.String())
+	}
+	return ""
 }
 
 func writeFile(t *testing.T, path, content string) {
