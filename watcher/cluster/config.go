@@ -277,7 +277,7 @@ func saslFromProps(alias, mechanism, jaas string) (*SASLConfig, error) {
 	}
 	simple := module[strings.LastIndexByte(module, '.')+1:]
 	if simple != wantModule {
-		return nil, keyErr(alias, "sasl.jaas.config", "login module %s does not match sasl.mechanism %s (want %s)", module, mechanism, wantModule)
+		return nil, keyErr(alias, "sasl.jaas.config", "login module %s does not match sasl.mechanism %s (want %s)", safeJAASName(module), mechanism, wantModule)
 	}
 	user, ok := opts["username"]
 	if !ok || user == "" {
@@ -294,8 +294,10 @@ func saslFromProps(alias, mechanism, jaas string) (*SASLConfig, error) {
 // "<LoginModuleClass> <controlFlag> [key=value ...];" entry, where values
 // may be bare words or quoted with " or ' and backslash escapes (as Java's
 // StreamTokenizer, used by org.apache.kafka.common.security.JaasConfig,
-// reads them). Errors describe the structure and option names only, never
-// a value.
+// reads them). Errors describe the structure only: they name the login
+// module and options only when the name is a known one, and otherwise count
+// positions, because in a malformed entry any word may be part of a password
+// (`password=Secret Tail99;` makes "Tail99" look like an option name).
 func parseJAAS(s string) (module string, opts map[string]string, err error) {
 	toks, err := jaasTokens(s)
 	if err != nil {
@@ -316,15 +318,15 @@ func parseJAAS(s string) (module string, opts map[string]string, err error) {
 	module = t.text
 	t, ok = next()
 	if !ok || t.kind != tokWord {
-		return "", nil, fmt.Errorf("expected a control flag after %s", module)
+		return "", nil, fmt.Errorf("expected a control flag after the login module %s", safeJAASName(module))
 	}
 	switch strings.ToLower(t.text) {
 	case "required", "requisite", "sufficient", "optional":
 	default:
-		return "", nil, fmt.Errorf("invalid control flag after %s (want required, requisite, sufficient or optional)", module)
+		return "", nil, fmt.Errorf("invalid control flag after the login module %s (want required, requisite, sufficient or optional)", safeJAASName(module))
 	}
 	opts = make(map[string]string)
-	for {
+	for n := 1; ; n++ {
 		t, ok = next()
 		if !ok {
 			return "", nil, fmt.Errorf("login module entry is not terminated by ';'")
@@ -337,11 +339,11 @@ func parseJAAS(s string) (module string, opts map[string]string, err error) {
 		}
 		key := t.text
 		if eq, ok := next(); !ok || eq.kind != tokEq {
-			return "", nil, fmt.Errorf("expected '=' after option %q", key)
+			return "", nil, fmt.Errorf("expected '=' after option %d%s", n, optionName(key))
 		}
 		v, ok := next()
 		if !ok || (v.kind != tokWord && v.kind != tokQuoted) {
-			return "", nil, fmt.Errorf("expected a value for option %q", key)
+			return "", nil, fmt.Errorf("expected a value for option %d%s", n, optionName(key))
 		}
 		opts[key] = v.text
 	}
@@ -349,6 +351,34 @@ func parseJAAS(s string) (module string, opts map[string]string, err error) {
 		return "", nil, fmt.Errorf("must contain exactly one login module entry")
 	}
 	return module, opts, nil
+}
+
+// knownJAASOptions are option names of the login modules Kafka clients use;
+// only these are named in errors.
+var knownJAASOptions = map[string]bool{
+	"username": true, "password": true, "serviceName": true, "useKeyTab": true, "keyTab": true,
+	"principal": true, "storeKey": true, "useTicketCache": true, "debug": true,
+	"unsecuredLoginStringClaim_sub": true, "clientId": true, "clientSecret": true, "scope": true,
+	"tokenauth": true,
+}
+
+// optionName renders an option name for an error: ` ("username")` when it
+// is a known option, nothing otherwise.
+func optionName(key string) string {
+	if knownJAASOptions[key] {
+		return fmt.Sprintf(" (%q)", key)
+	}
+	return ""
+}
+
+// safeJAASName shows a login module class only when it looks like a Java
+// class name in a package (a dotted identifier ending in LoginModule);
+// anything else may be a secret pasted in the wrong place.
+func safeJAASName(module string) string {
+	if strings.HasSuffix(module, "LoginModule") && strings.Contains(module, ".") && !strings.ContainsAny(module, " \t\"'") {
+		return module
+	}
+	return "(first word)"
 }
 
 type jaasTokKind int
