@@ -325,7 +325,12 @@ func (d *Dispatcher) deliver(ctx context.Context, n Notification) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rcpt, err := d.n.Notify(ctx, n)
+		// An attempt under way is not cut off when ctx ends (shutdown): an
+		// aborted POST that Slack had already accepted would be sent again
+		// by the final flush. It is bounded by FlushTimeout instead.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.cfg.FlushTimeout)
+		rcpt, err := d.n.Notify(actx, n)
+		cancel()
 		if err == nil {
 			d.m.result(d.name, resultSuccess)
 			d.setLastErr(nil)

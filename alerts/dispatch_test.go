@@ -332,3 +332,51 @@ func TestDispatcherNewAlertNotHeldByGroupInterval(t *testing.T) {
 		t.Errorf("a new alert is due after %v, want the group wait", due.Sub(now))
 	}
 }
+
+// slowNotifier blocks each attempt until released, honouring its context.
+type slowNotifier struct {
+	started chan struct{}
+	release chan struct{}
+	mu      sync.Mutex
+	sent    int
+}
+
+func (s *slowNotifier) Name() string { return "slow" }
+
+// Notify counts an attempt as sent when it starts: the server has the
+// request, even if the client then gives up waiting for the answer.
+func (s *slowNotifier) Notify(ctx context.Context, n Notification) (Receipt, error) {
+	s.mu.Lock()
+	s.sent++
+	s.mu.Unlock()
+	s.started <- struct{}{}
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return Receipt{}, ctx.Err()
+	}
+	return Receipt{}, nil
+}
+
+// TestDispatcherShutdownDoesNotAbortAnAttempt: SIGTERM while a POST is under
+// way lets that POST finish; it is not aborted and sent a second time.
+func TestDispatcherShutdownDoesNotAbortAnAttempt(t *testing.T) {
+	n := &slowNotifier{started: make(chan struct{}, 4), release: make(chan struct{})}
+	d := NewDispatcher(n, nil, Config{GroupWait: time.Millisecond, FlushTimeout: 5 * time.Second}, nil)
+	s := NewState(Config{}, d, nil, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	s.Observe(finding("task-failed", detectors.Critical, "a"))
+	<-n.started // the attempt is under way
+	cancel()    // shutdown
+	close(n.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.sent != 1 {
+		t.Errorf("sent %d times, want exactly once", n.sent)
+	}
+}
