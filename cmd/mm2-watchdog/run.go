@@ -311,6 +311,9 @@ func newNotifier(o runOptions, logger *slog.Logger) (alerts.Notifier, error) {
 // its pending notifications to the dispatcher, which sends them, and the HTTP
 // server stops last.
 func (d *daemon) run(ctx context.Context) error {
+	if d.checks != nil {
+		defer d.checks.close() // on every return, early errors included
+	}
 	ln, err := net.Listen("tcp", d.opts.listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", d.opts.listen, err)
@@ -390,7 +393,6 @@ func (d *daemon) run(ctx context.Context) error {
 		return nil
 	})
 	if d.checks != nil {
-		defer d.checks.close()
 		g.Go(func() error {
 			return d.checks.loop(gctx, d.opts.checkInterval, d.syncChecks, func() { d.ready.set("checks") })
 		})
