@@ -53,8 +53,9 @@ type runOptions struct {
 
 	alerts alerts.Config
 
-	cluster       clusterFlags
-	checkInterval time.Duration
+	cluster         clusterFlags
+	checkInterval   time.Duration
+	maxTopicMetrics int
 
 	logLevel string
 }
@@ -83,6 +84,7 @@ func registerRunFlags(fs *flag.FlagSet, o *runOptions) (webhookFile, tokenFile *
 	fs.IntVar(&o.alerts.QueueSize, "notification-queue-size", 1000, "notifications kept while Slack is unreachable; older ones are dropped past this (counted in a metric)")
 	o.cluster.register(fs)
 	fs.DurationVar(&o.checkInterval, "check-interval", 30*time.Second, "how often the cluster checks run")
+	fs.IntVar(&o.maxTopicMetrics, "max-topic-metrics", parity.DefaultMaxTopicSeries, "source topics per flow that get per-topic metrics (topics with a problem first, then by name; 0 = no limit); the rest are counted in mm2_watchdog_topic_series_dropped")
 	fs.StringVar(&o.logLevel, "log-level", "info", "the watchdog's own log level: debug, info, warn, error")
 	return webhookFile, tokenFile
 }
@@ -244,7 +246,7 @@ func newDaemon(o runOptions, getenv func(string) (string, bool), logger *slog.Lo
 		if checks, err = newClusterRunner(cfg, o.cluster, nil, logger); err != nil {
 			return nil, err
 		}
-		checks.metrics = parity.NewMetrics(reg)
+		checks.metrics = parity.NewMetrics(reg, parity.WithMaxTopicSeries(o.maxTopicMetrics))
 		checks.liveMetrics = liveness.NewMetrics(reg, o.cluster.live.maxGroups)
 		checks.duration = checkDurationMetric(reg)
 	}

@@ -115,15 +115,27 @@ type GroupPartition struct {
 	Status string // one of the Partition* constants
 }
 
-// groupState is what the checkpoint-stalled detector remembers of a group.
+// groupState is what the checkpoint-stalled detector remembers of a group
+// from the round before. It compares offsets only, never record timestamps:
+// checkpoint timestamps come from the MM2 host's clock and round times from
+// the watchdog's, and the two may disagree by any amount.
 type groupState struct {
-	commits map[syncKey]int64
-	// pendingSince is the round in which the group's commits were first
-	// seen to move past its newest checkpoint; pendingAfter is the round
-	// before it (the commit happened after it). Zero when checkpoints have
-	// caught up.
-	pendingSince, pendingAfter time.Time
-	seen                       bool
+	// commits are the group's committed offsets on the source in
+	// checkpointed topics; checkpoints its newest checkpoint of each
+	// checkpoint-key topic partition.
+	commits     map[syncKey]int64
+	checkpoints map[syncKey]cpOffsets
+	// pendingSince is the time of the round (watchdog clock) in which the
+	// group's commits moved while its checkpoints did not change; zero
+	// while no such round is pending, or after a checkpoint changed.
+	pendingSince time.Time
+	seen         bool
+}
+
+// cpOffsets is the content of a checkpoint that MM2 compares before it
+// emits a new one (MirrorCheckpointTask.checkpointIsMoreRecent).
+type cpOffsets struct {
+	upstream, downstream int64
 }
 
 // syncKey is a topic partition.
@@ -193,12 +205,14 @@ func (c *Checker) readSyncs(ctx context.Context, r Round, f *mm2config.Flow, mal
 	switch {
 	case reader == nil || r.Snapshots[alias] == nil:
 		out.unknown = fmt.Sprintf("cluster %s was not reached this round", alias)
+		mal.keep(alias, name)
 		return out
 	case state == topicAbsent:
 		out.idx = syncIndex{}
 		return out
 	case state == topicUnknown:
 		out.unknown = fmt.Sprintf("topic %s on %s: %v", name, alias, t.Err)
+		mal.keep(alias, name)
 		return out
 	}
 	rctx, cancel := c.readCtx(ctx)
@@ -206,6 +220,7 @@ func (c *Checker) readSyncs(ctx context.Context, r Round, f *mm2config.Flow, mal
 	cancel()
 	if err != nil {
 		c.logger.Debug("reading offset-syncs failed", "cluster", alias, "topic", name, "err", err)
+		mal.keep(alias, name)
 		out.unknown = fmt.Sprintf("reading %s on %s: %v", name, alias, err)
 		return out
 	}
@@ -239,12 +254,15 @@ func (c *Checker) flowGroups(ctx context.Context, r Round, f *mm2config.Flow, fs
 	fg := FlowGroups{Source: f.Source, Target: f.Target, SyncsUnknown: fs.unknown}
 	src, tgt := r.Snapshots[f.Source], r.Snapshots[f.Target]
 	srcR, tgtR := r.Readers[f.Source], r.Readers[f.Target]
+	cpTopic := f.CheckpointsTopic()
 	if src == nil || srcR == nil {
 		fg.Unknown = fmt.Sprintf("cluster %s was not reached this round", f.Source)
+		mal.keep(f.Target, cpTopic)
 		return fg, nil
 	}
 	if tgt == nil || tgtR == nil {
 		fg.Unknown = fmt.Sprintf("cluster %s was not reached this round", f.Target)
+		mal.keep(f.Target, cpTopic)
 		return fg, nil
 	}
 
@@ -252,10 +270,10 @@ func (c *Checker) flowGroups(ctx context.Context, r Round, f *mm2config.Flow, fs
 	// by partition then offset, and a key always lands on one partition,
 	// so the last one read wins, as in a compacted topic.
 	cps := map[string]map[syncKey]checkpointRec{}
-	cpTopic := f.CheckpointsTopic()
 	switch state, t := lookupTopic(tgt, cpTopic); state {
 	case topicUnknown:
 		fg.Unknown = fmt.Sprintf("topic %s on %s: %v", cpTopic, f.Target, t.Err)
+		mal.keep(f.Target, cpTopic)
 		return fg, nil
 	case topicPresent:
 		rctx, cancel := c.readCtx(ctx)
@@ -263,6 +281,7 @@ func (c *Checker) flowGroups(ctx context.Context, r Round, f *mm2config.Flow, fs
 		cancel()
 		if err != nil {
 			fg.Unknown = fmt.Sprintf("reading %s on %s: %v", cpTopic, f.Target, err)
+			mal.keep(f.Target, cpTopic)
 			return fg, nil
 		}
 		mal.touch(f.Target, cpTopic)
@@ -318,10 +337,18 @@ func (c *Checker) flowGroups(ctx context.Context, r Round, f *mm2config.Flow, fs
 		}
 	}
 
-	// Target-side topic name of each source topic and back.
+	// Checkpoint-key topic name of each checkpointed source topic and back.
+	// Two source topics can share a name in checkpoint keys (B.orders and
+	// B.C.orders both become orders on A->B), as they do in MM2's own
+	// keys; the first by name wins so that the table is stable.
 	toSource := map[string]string{}
-	for name := range src.Topics {
-		toSource[c.targetName(f, name)] = name
+	for _, name := range slices.Sorted(maps.Keys(src.Topics)) {
+		if !mirrored(f, name) {
+			continue
+		}
+		if tn := c.targetName(f, name); toSource[tn] == "" {
+			toSource[tn] = name
+		}
 	}
 
 	var findings []detectors.Finding
@@ -336,29 +363,37 @@ func (c *Checker) flowGroups(ctx context.Context, r Round, f *mm2config.Flow, fs
 		if !known {
 			continue
 		}
-		if fnd := c.stalled(f, key, rep, commits, r.Now); fnd != nil {
+		if fnd := c.stalled(f, key, rep, commits, cps[g], r.Now); fnd != nil {
 			findings = append(findings, *fnd)
 		}
 	}
-	c.prevRound[f.String()] = r.Now
 	return fg, findings
 }
 
-// targetName is the name a source topic has on the target, and the name
-// MM2 puts in checkpoint keys (MirrorCheckpointTask renameTopicPartition):
-// a topic that came from the target gets its original name back.
+// targetName is the topic name MM2 puts in checkpoint keys for a source
+// topic (MirrorCheckpointTask.renameTopicPartition): a topic that came from
+// the target (topicSource(t) equals the target alias) gets
+// replicationPolicy.originalTopic(t), the first name of its whole chain
+// (B.C.orders -> orders on flow A->B), and every other topic
+// formatRemoteTopic(source, t).
 func (c *Checker) targetName(f *mm2config.Flow, sourceTopic string) string {
 	if f.Policy.TopicSource(sourceTopic) == f.Target {
-		if up := f.Policy.UpstreamTopic(sourceTopic); up != "" {
-			return up
-		}
+		return f.Policy.OriginalTopic(sourceTopic)
 	}
 	return f.TargetTopic(sourceTopic)
 }
 
-// mirrored reports whether MM2 checkpoints a source topic of the flow.
+// mirrored reports whether MM2 checkpoints a group's committed offsets in a
+// source topic of the flow. MirrorCheckpointTask.shouldCheckpointTopic and
+// MirrorCheckpointConnector (which keeps only groups with a committed offset
+// in such a topic) both ask topicFilter.shouldReplicateTopic with the topic
+// name as committed on the source: the topics/topics.exclude filter alone.
+// Unlike MirrorSourceConnector.shouldReplicateTopic (Flow.ShouldReplicateTopic)
+// there is no heartbeats exception, internal-topic test or cycle test, so a
+// topic that came from the target is checkpointed when the filter accepts
+// its source-side name (B.orders on A->B needs topics to match "B.orders").
 func mirrored(f *mm2config.Flow, topic string) bool {
-	return f.ShouldReplicateTopic(topic) || (f.Policy.TopicSource(topic) == f.Target && f.Topics.Match(f.Policy.UpstreamTopic(topic)))
+	return f.Topics.Match(topic)
 }
 
 // groupReport builds one group's table. commits are its committed offsets
@@ -522,23 +557,37 @@ func resumes(syncs []mm2config.OffsetSync, downstream, upstream int64) int64 {
 	return min(upstream, s.UpstreamOffset+(downstream-s.Offset))
 }
 
-// stalled runs checkpoint-stalled for one group: its commits moved on the
-// source after its newest checkpoint, and no newer checkpoint came for the
-// window.
-func (c *Checker) stalled(f *mm2config.Flow, key string, rep GroupReport, commits map[syncKey]int64, now time.Time) *detectors.Finding {
+// stalled runs checkpoint-stalled for one group. Its checkpoints advanced
+// in a round when some partition's checkpoint (upstream offset, downstream
+// offset) is new or differs from the round before. The window starts, on
+// the watchdog's clock, at the round in which the group's commits moved and
+// its checkpoints did not advance; the finding fires once the window has
+// passed and resolves in the first round in which a checkpoint advanced.
+// Record timestamps play no part, so clock skew between the MM2 host and the
+// watchdog cannot fire or hide it.
+func (c *Checker) stalled(f *mm2config.Flow, key string, rep GroupReport, commits map[syncKey]int64, cps map[syncKey]checkpointRec, now time.Time) *detectors.Finding {
 	st := c.groups[key]
 	if st == nil {
 		st = &groupState{}
 		c.groups[key] = st
 	}
-	prev := c.prevRound[f.String()]
-	moved := st.seen && !maps.Equal(st.commits, commits)
-	st.commits, st.seen = commits, true
-	if moved && st.pendingSince.IsZero() && !rep.LastCheckpoint.After(prev) {
-		st.pendingSince, st.pendingAfter = now, prev
+	content := make(map[syncKey]cpOffsets, len(cps))
+	advanced := false
+	for k, cp := range cps {
+		o := cpOffsets{cp.UpstreamOffset, cp.Offset}
+		content[k] = o
+		if prev, ok := st.checkpoints[k]; !ok || prev != o {
+			advanced = true
+		}
 	}
-	if !st.pendingSince.IsZero() && rep.LastCheckpoint.After(st.pendingAfter) {
-		st.pendingSince, st.pendingAfter = time.Time{}, time.Time{}
+	moved := st.seen && !maps.Equal(st.commits, commits)
+	advanced = st.seen && advanced
+	st.commits, st.checkpoints, st.seen = commits, content, true
+	switch {
+	case advanced:
+		st.pendingSince = time.Time{}
+	case moved && st.pendingSince.IsZero():
+		st.pendingSince = now
 	}
 	window := c.opts.CheckpointWindow
 	if window <= 0 {
@@ -547,20 +596,23 @@ func (c *Checker) stalled(f *mm2config.Flow, key string, rep GroupReport, commit
 	if st.pendingSince.IsZero() || now.Sub(st.pendingSince) < window {
 		return nil
 	}
+	stalledFor := now.Sub(st.pendingSince)
 	values := map[string]any{
 		"window_seconds":   seconds(window),
 		"commits_moved_at": st.pendingSince.UTC().Format(time.RFC3339),
+		"stalled_seconds":  seconds(stalledFor),
 	}
-	last := "no checkpoint at all"
+	last := "it has no checkpoint at all"
 	if !rep.LastCheckpoint.IsZero() {
-		values["checkpoint_age_seconds"] = seconds(now.Sub(rep.LastCheckpoint))
-		last = fmt.Sprintf("its newest checkpoint is %s old", now.Sub(rep.LastCheckpoint).Round(time.Second))
+		// The record timestamp is MM2's clock: shown, never compared.
+		values["last_checkpoint_record_time"] = rep.LastCheckpoint.UTC().Format(time.RFC3339)
+		last = fmt.Sprintf("its newest checkpoint record is stamped %s by the MM2 host", rep.LastCheckpoint.UTC().Format(time.RFC3339))
 	}
 	return &detectors.Finding{
 		Rule: RuleCheckpointStalled, Severity: detectors.Warning,
 		Source: f.Source, Target: f.Target, Group: rep.Group, Values: values,
-		Summary: fmt.Sprintf("Group %s keeps committing on %s but %s->%s has written no checkpoint for it since (%s, window %s): its offsets on %s are going stale.",
-			rep.Group, f.Source, f.Source, f.Target, last, window, f.Target),
+		Summary: fmt.Sprintf("Group %s keeps committing on %s but %s->%s has not changed any checkpoint of it for %s (window %s; %s): its offsets on %s are going stale.",
+			rep.Group, f.Source, f.Source, f.Target, stalledFor.Round(time.Second), window, last, f.Target),
 		Hint: fmt.Sprintf("Check the MirrorCheckpointConnector of %s->%s (its task and the worker log), that offset-syncs are emitted, and that the watchdog and MM2 may read %s.",
 			f.Source, f.Target, f.CheckpointsTopic()),
 	}

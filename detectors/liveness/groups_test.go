@@ -187,7 +187,8 @@ func TestCheckpointStalled(t *testing.T) {
 	if len(got) != 1 || got[0].Group != "billing" || got[0].Severity != "warning" {
 		t.Fatalf("round 4: %v", findings(res))
 	}
-	if got[0].Values["checkpoint_age_seconds"] != int64(421) || got[0].Values["window_seconds"] != int64(300) {
+	if got[0].Values["stalled_seconds"] != int64(301) || got[0].Values["window_seconds"] != int64(300) ||
+		got[0].Values["commits_moved_at"] != "2026-10-30T18:01:00Z" {
 		t.Errorf("values %v", got[0].Values)
 	}
 	if g := flowGroups(t, res, "kafka", "vast").Groups[0]; g.Reread != 18+181 {
@@ -198,5 +199,119 @@ func TestCheckpointStalled(t *testing.T) {
 	res = check(t, c, cfg, t0.Add(7*time.Minute), src, tgt)
 	if got := stalled(res); len(got) != 0 {
 		t.Errorf("after a new checkpoint: %v", got)
+	}
+}
+
+// TestCheckpointStalledClockSkew: the MM2 host's clock is an hour off the
+// watchdog's. While MM2 keeps writing checkpoints that follow the commits,
+// nothing fires, whatever the record timestamps say; once they stop, the
+// stall is seen after the window all the same.
+func TestCheckpointStalledClockSkew(t *testing.T) {
+	for _, skew := range []time.Duration{time.Hour, -time.Hour} {
+		t.Run(skew.String(), func(t *testing.T) {
+			src, tgt := groupPair(t)
+			cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "emit.heartbeats.enabled = false"))
+			c := New(Options{})
+			committed := int64(182)
+			commit := func(now time.Time, checkpoint bool) {
+				src.Produce(t, "orders", 1, 10, nil)
+				committed += 10
+				src.Commit(t, "billing", "orders", map[int32]int64{1: committed})
+				if checkpoint {
+					tgt.Write(t, billingCheckpoint(committed, now.Add(skew)))
+				}
+			}
+			check(t, c, cfg, t0, src, tgt)
+			now := t0
+			for i := range 10 {
+				now = t0.Add(time.Duration(i+1) * time.Minute)
+				commit(now.Add(-30*time.Second), true)
+				res := check(t, c, cfg, now, src, tgt)
+				if got := byRule(res, RuleCheckpointStalled); len(got) != 0 {
+					t.Fatalf("minute %d, checkpoints following the commits: %v", i+1, findings(res))
+				}
+			}
+			// MM2 stops checkpointing; the group keeps committing.
+			stalledAt := now.Add(time.Minute)
+			for now = stalledAt; now.Sub(stalledAt) < 5*time.Minute; now = now.Add(time.Minute) {
+				commit(now, false)
+				if res := check(t, c, cfg, now, src, tgt); len(byRule(res, RuleCheckpointStalled)) != 0 {
+					t.Fatalf("%s after the stall began, inside the window: %v", now.Sub(stalledAt), findings(res))
+				}
+			}
+			commit(now, false)
+			res := check(t, c, cfg, now, src, tgt)
+			if got := byRule(res, RuleCheckpointStalled); len(got) != 1 || got[0].Values["stalled_seconds"] != int64(300) {
+				t.Fatalf("5 minutes after the stall began: %v", findings(res))
+			}
+		})
+	}
+}
+
+// billingCheckpoint is billing's checkpoint of kafka.orders partition 1 at the
+// given upstream offset, translated with the 0 -> 0 offset-sync.
+func billingCheckpoint(upstream int64, ts time.Time) *kgo.Record {
+	return checkpoint(cpTopic, "billing", "kafka.orders", 1, upstream, 1, ts)
+}
+
+// TestCheckpointKeyOfTopicFromTarget: MirrorCheckpointTask.renameTopicPartition
+// names a source topic that came from the target by
+// replicationPolicy.originalTopic, not one hop upstream. On flow A->B the
+// source topic B.C.orders (mirrored from C to B, then from B to A) has
+// topicSource "B", the target, so its checkpoints are keyed
+// originalTopic("B.C.orders") = "orders"; "C.orders" would be one hop.
+func TestCheckpointKeyOfTopicFromTarget(t *testing.T) {
+	a, b := kafkatest.New(t, "A"), kafkatest.New(t, "B")
+	a.CreateTopic(t, "B.C.orders", 1, nil)
+	a.Produce(t, "B.C.orders", 0, 10, nil)
+	a.Commit(t, "billing", "B.C.orders", map[int32]int64{0: 10})
+	b.CreateTopic(t, "A.checkpoints.internal", 1, nil)
+	b.Write(t,
+		checkpoint("A.checkpoints.internal", "billing", "C.orders", 0, 4, 4, t0),
+		checkpoint("A.checkpoints.internal", "billing", "orders", 0, 10, 10, t0),
+	)
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(a, b, "emit.heartbeats.enabled = false"))
+	fg := flowGroups(t, check(t, New(Options{}), cfg, t0, a, b), "A", "B")
+	if len(fg.Groups) != 1 {
+		t.Fatalf("groups %+v", fg.Groups)
+	}
+	g := fg.Groups[0]
+	if g.Status != GroupReady || g.Committed != 1 || g.Checkpointed != 1 || len(g.Partitions) != 1 {
+		t.Fatalf("billing %+v, want ready on B.C.orders", g)
+	}
+	if p := g.Partitions[0]; p.Topic != "B.C.orders" || p.TargetTopic != "orders" || p.CheckpointUpstream != 10 || p.Status != PartitionOK {
+		t.Errorf("row %+v, want B.C.orders checkpointed as orders at 10", p)
+	}
+}
+
+// TestCheckpointTopicFilter: MM2 checkpoints a committed partition when the
+// topic filter accepts its source-side name (MirrorCheckpointTask
+// .shouldCheckpointTopic), and ignores groups with no such partition
+// (MirrorCheckpointConnector). With topics = orders on A->B, commits on
+// B.orders (which came from B) are neither checkpointed nor counted.
+func TestCheckpointTopicFilter(t *testing.T) {
+	a, b := kafkatest.New(t, "A"), kafkatest.New(t, "B")
+	a.CreateTopic(t, "orders", 1, nil)
+	a.CreateTopic(t, "B.orders", 1, nil)
+	a.Produce(t, "orders", 0, 10, nil)
+	a.Produce(t, "B.orders", 0, 10, nil)
+	a.Commit(t, "billing", "orders", map[int32]int64{0: 10})
+	a.Commit(t, "billing", "B.orders", map[int32]int64{0: 7})
+	a.Commit(t, "replica-reader", "B.orders", map[int32]int64{0: 3})
+	b.CreateTopic(t, "A.checkpoints.internal", 1, nil)
+	b.Write(t, checkpoint("A.checkpoints.internal", "billing", "A.orders", 0, 10, 10, t0))
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(a, b, "A->B.topics = orders", "emit.heartbeats.enabled = false"))
+	fg := flowGroups(t, check(t, New(Options{}), cfg, t0, a, b), "A", "B")
+	if len(fg.Groups) != 1 || fg.Groups[0].Group != "billing" {
+		t.Fatalf("groups %+v, want billing only (replica-reader commits on no checkpointed topic)", fg.Groups)
+	}
+	g := fg.Groups[0]
+	if g.Status != GroupReady || g.Committed != 1 || g.Checkpointed != 1 {
+		t.Errorf("billing %+v, want ready with orders only", g)
+	}
+	for _, p := range g.Partitions {
+		if p.Topic != "orders" || p.TargetTopic != "A.orders" {
+			t.Errorf("row %+v, want orders only", p)
+		}
 	}
 }

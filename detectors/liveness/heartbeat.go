@@ -139,12 +139,18 @@ func (c *Checker) checkHeartbeats(ctx context.Context, r Round, res *Result, mal
 			unknown[scope] = true
 			row.Status, row.Err = StatusUnknown, fmt.Sprintf("cluster %s was not reached this round", row.Target)
 			unknownKey[row.key()] = true
+			mal.keep(row.Target, row.Topic)
+			if row.Replicated {
+				mal.keep(row.Source, row.UpstreamTopic)
+			}
 			res.Heartbeats = append(res.Heartbeats, row)
 			continue
 		}
 		row = c.judgeHeartbeat(ctx, r, reader, ht, mal)
 		if row.Replicated && (row.Status == StatusStalled || row.Status == StatusMissing) {
 			row.UpstreamLast = c.upstreamHeartbeat(ctx, r, row, mal)
+		} else if row.Replicated {
+			mal.keep(row.Source, row.UpstreamTopic) // read only while the flow looks stalled
 		}
 		res.Heartbeats = append(res.Heartbeats, row)
 		k := row.key()
@@ -186,6 +192,7 @@ func (c *Checker) judgeHeartbeat(ctx context.Context, r Round, reader Reader, ht
 		if t != nil && t.Err != nil {
 			row.Err = t.Err.Error()
 		}
+		mal.keep(row.Target, row.Topic)
 		return row
 	case topicAbsent:
 		row.Status = StatusMissing
@@ -203,6 +210,7 @@ func (c *Checker) judgeHeartbeat(ctx context.Context, r Round, reader Reader, ht
 		}
 		c.logger.Debug("reading heartbeats failed", "cluster", row.Target, "topic", row.Topic, "err", err)
 		row.Status, row.Err = StatusUnknown, err.Error()
+		mal.keep(row.Target, row.Topic)
 		return row
 	}
 	mal.touch(row.Target, row.Topic)
@@ -272,7 +280,11 @@ func (c *Checker) upstreamHeartbeat(ctx context.Context, r Round, row HeartbeatR
 	if reader == nil {
 		return time.Time{}
 	}
-	if st, _ := lookupTopic(r.Snapshots[row.Source], row.UpstreamTopic); st != topicPresent {
+	switch st, _ := lookupTopic(r.Snapshots[row.Source], row.UpstreamTopic); st {
+	case topicAbsent:
+		return time.Time{}
+	case topicUnknown:
+		mal.keep(row.Source, row.UpstreamTopic)
 		return time.Time{}
 	}
 	rctx, cancel := c.readCtx(ctx)
@@ -280,6 +292,7 @@ func (c *Checker) upstreamHeartbeat(ctx context.Context, r Round, row HeartbeatR
 	cancel()
 	if err != nil {
 		c.logger.Debug("reading upstream heartbeats failed", "cluster", row.Source, "topic", row.UpstreamTopic, "err", err)
+		mal.keep(row.Source, row.UpstreamTopic)
 		return time.Time{}
 	}
 	mal.touch(row.Source, row.UpstreamTopic)

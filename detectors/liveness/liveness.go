@@ -146,6 +146,11 @@ type Result struct {
 	// keepLag lists the flows (source, target) whose offset-sync lag could
 	// not be computed this round; their series keep their last values.
 	keepLag map[[2]string]bool
+	// keepMalformed lists the internal topics (cluster, topic) that are
+	// still watched but were not read this round (the cluster was not
+	// reached, the read failed, or the topic is read only on demand);
+	// their malformed-record series keep their last values.
+	keepMalformed map[[2]string]bool
 }
 
 // All returns every finding of the round, in scope order.
@@ -171,18 +176,18 @@ type MalformedCount struct {
 
 // Checker keeps what the detectors need across rounds: the last heartbeat
 // seen per herder (for a herder whose heartbeats fell out of the tail), the
-// committed offsets of each group in the round before, when its commits last
-// moved past its newest checkpoint, and the last findings of each heartbeats
+// committed offsets and checkpoints of each group in the round before, the
+// round in which its commits moved while its checkpoints stood still, which
+// internal topics' malformed counts are kept, and the last findings of each heartbeats
 // topic (re-issued while a read fails). A Checker is not safe for concurrent
 // use.
 type Checker struct {
 	opts   Options
 	logger *slog.Logger
 
-	lastBeat  map[string]time.Time          // heartbeat key -> newest timestamp seen
-	lastHB    map[string]*detectors.Finding // heartbeat row key -> finding of the last judged round
-	groups    map[string]*groupState        // flow|group
-	prevRound map[string]time.Time          // flow -> time of the previous round that read groups
+	lastBeat map[string]time.Time          // heartbeat key -> newest timestamp seen
+	lastHB   map[string]*detectors.Finding // heartbeat row key -> finding of the last judged round
+	groups   map[string]*groupState        // flow|group
 }
 
 // New returns a Checker.
@@ -201,12 +206,11 @@ func New(opts Options) *Checker {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Checker{
-		opts:      opts,
-		logger:    logger,
-		lastBeat:  map[string]time.Time{},
-		lastHB:    map[string]*detectors.Finding{},
-		groups:    map[string]*groupState{},
-		prevRound: map[string]time.Time{},
+		opts:     opts,
+		logger:   logger,
+		lastBeat: map[string]time.Time{},
+		lastHB:   map[string]*detectors.Finding{},
+		groups:   map[string]*groupState{},
 	}
 }
 
@@ -217,11 +221,12 @@ func (c *Checker) Check(ctx context.Context, r Round) *Result {
 		r.Now = time.Now()
 	}
 	res := &Result{Findings: map[string][]detectors.Finding{}, Now: r.Now, keepLag: map[[2]string]bool{}}
-	mal := &malformed{counts: map[[2]string]int{}}
+	mal := &malformed{counts: map[[2]string]int{}, kept: map[[2]string]bool{}}
 	c.checkHeartbeats(ctx, r, res, mal)
 	syncs := c.checkGroups(ctx, r, res, mal)
 	c.syncLag(r, res, syncs)
 	res.Malformed = mal.list()
+	res.keepMalformed = mal.kept
 	sort.Strings(res.Unknown)
 	return res
 }
@@ -231,15 +236,21 @@ func (c *Checker) readCtx(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(ctx, c.opts.ReadTimeout)
 }
 
-// malformed counts undecodable records per cluster and topic.
+// malformed counts undecodable records per cluster and topic, and lists
+// the watched topics that were not read this round.
 type malformed struct {
 	counts map[[2]string]int
+	kept   map[[2]string]bool
 }
 
 func (m *malformed) add(cluster, topic string) { m.counts[[2]string{cluster, topic}]++ }
 
 // touch records that a topic was read, so that its count is published as 0.
 func (m *malformed) touch(cluster, topic string) { m.counts[[2]string{cluster, topic}] += 0 }
+
+// keep records that a watched topic was not read this round, so that its
+// count from the last read stays published.
+func (m *malformed) keep(cluster, topic string) { m.kept[[2]string{cluster, topic}] = true }
 
 func (m *malformed) list() []MalformedCount {
 	out := make([]MalformedCount, 0, len(m.counts))

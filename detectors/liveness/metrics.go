@@ -27,7 +27,7 @@ const DefaultMaxGroups = 100
 // Unknown is never zero: a herder or flow that could not be read keeps its
 // last values, and a series whose subject is gone (a herder without
 // heartbeats, a group without commits or checkpoints, a topic no longer
-// mirrored) is deleted. Metrics is not safe for concurrent use of Publish.
+// mirrored, an internal topic no longer watched) is deleted. Metrics is not safe for concurrent use of Publish.
 type Metrics struct {
 	maxGroups int
 
@@ -41,6 +41,7 @@ type Metrics struct {
 	syncLag    *prometheus.GaugeVec // source, target, topic
 	pubHB      map[[2]string]bool
 	pubRepl    map[[2]string]bool
+	pubMal     map[[2]string]bool
 	pubGroups  map[[3]string]bool
 	pubDropped map[[2]string]bool
 	pubLag     map[[3]string]bool
@@ -89,7 +90,7 @@ func NewMetrics(reg prometheus.Registerer, maxGroups int) *Metrics {
 			Name: MetricOffsetSyncLag,
 			Help: "Source end offsets minus the newest offset-sync of each partition of a mirrored topic, summed (topic is the source topic). Over-states the lag by up to offset.lag.max per partition.",
 		}, []string{"source", "target", "topic"}),
-		pubHB: map[[2]string]bool{}, pubRepl: map[[2]string]bool{}, pubGroups: map[[3]string]bool{},
+		pubHB: map[[2]string]bool{}, pubRepl: map[[2]string]bool{}, pubMal: map[[2]string]bool{}, pubGroups: map[[3]string]bool{},
 		pubDropped: map[[2]string]bool{}, pubLag: map[[3]string]bool{},
 	}
 	reg.MustRegister(m.hbAge, m.replAge, m.malformed, m.cpAge, m.reread, m.ready, m.dropped, m.syncLag)
@@ -122,9 +123,21 @@ func (m *Metrics) Publish(res *Result) {
 	deleteGone2(m.replAge, m.pubRepl, repl)
 	m.pubHB, m.pubRepl = hb, repl
 
+	// Malformed records: a topic read this round is set; one still watched
+	// but not read keeps its last value; the rest are deleted.
+	mal := map[[2]string]bool{}
 	for _, mc := range res.Malformed {
-		m.malformed.WithLabelValues(mc.Cluster, mc.Topic).Set(float64(mc.Records))
+		k := [2]string{mc.Cluster, mc.Topic}
+		mal[k] = true
+		m.malformed.WithLabelValues(k[:]...).Set(float64(mc.Records))
 	}
+	for k := range m.pubMal {
+		if res.keepMalformed[k] {
+			mal[k] = true
+		}
+	}
+	deleteGone2(m.malformed, m.pubMal, mal)
+	m.pubMal = mal
 
 	// Groups.
 	groups, dropped := map[[3]string]bool{}, map[[2]string]bool{}

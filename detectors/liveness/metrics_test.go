@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
 )
 
 func TestMetricsPublish(t *testing.T) {
@@ -72,5 +74,58 @@ mm2_watchdog_offset_sync_lag_records{source="kafka",target="vast",topic="orders"
 		if n := testutil.CollectAndCount(v); n != 0 {
 			t.Errorf("%s keeps %d series of gone subjects", name, n)
 		}
+	}
+}
+
+// TestMetricsMalformedStale: a malformed-records series is kept while its
+// topic is watched but not read, and deleted once the topic is no longer
+// watched.
+func TestMetricsMalformedStale(t *testing.T) {
+	m := NewMetrics(prometheus.NewPedanticRegistry(), 0)
+	m.Publish(&Result{Now: t0, Malformed: []MalformedCount{
+		{Cluster: "vast", Topic: "heartbeats", Records: 4},
+		{Cluster: "vast", Topic: cpTopic, Records: 1},
+		{Cluster: "kafka", Topic: syncTopic},
+	}})
+	if n := testutil.CollectAndCount(m.malformed); n != 3 {
+		t.Fatalf("%d series, want 3", n)
+	}
+	// vast is not reached: its topics keep their counts; the offset-syncs
+	// topic is no longer read (the flow was removed).
+	m.Publish(&Result{Now: t0, keepMalformed: map[[2]string]bool{{"vast", "heartbeats"}: true, {"vast", cpTopic}: true}})
+	if n := testutil.CollectAndCount(m.malformed); n != 2 {
+		t.Errorf("%d series after the flow went, want 2", n)
+	}
+	if got := testutil.ToFloat64(m.malformed.WithLabelValues("vast", "heartbeats")); got != 4 {
+		t.Errorf("kept count %v, want 4", got)
+	}
+	m.Publish(&Result{Now: t0, Malformed: []MalformedCount{{Cluster: "vast", Topic: "heartbeats"}}})
+	if n := testutil.CollectAndCount(m.malformed); n != 1 {
+		t.Errorf("%d series, want only vast heartbeats", n)
+	}
+	if got := testutil.ToFloat64(m.malformed.WithLabelValues("vast", "heartbeats")); got != 0 {
+		t.Errorf("re-read count %v, want 0", got)
+	}
+}
+
+// TestMalformedKeptWhileUnreached: a round that cannot reach the target
+// keeps the checkpoints topic's count instead of dropping it.
+func TestMalformedKeptWhileUnreached(t *testing.T) {
+	src, tgt := groupPair(t)
+	cfg := kafkatest.ParseConfig(t, kafkatest.PairConfig(src, tgt, "emit.heartbeats.enabled = false"))
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, 0)
+	c := New(Options{})
+	m.Publish(check(t, c, cfg, t0, src, tgt))
+	if got := testutil.ToFloat64(m.malformed.WithLabelValues("vast", cpTopic)); got != 0 {
+		t.Fatalf("checkpoints malformed %v", got)
+	}
+	res := check(t, c, cfg, t0.Add(time.Minute), src) // vast not reached
+	if !res.keepMalformed[[2]string{"vast", cpTopic}] {
+		t.Fatalf("keepMalformed %v, want the checkpoints topic", res.keepMalformed)
+	}
+	m.Publish(res)
+	if n := testutil.CollectAndCount(m.malformed); n != 2 {
+		t.Errorf("%d malformed series while vast is unreached, want 2 (checkpoints kept, offset-syncs read)", n)
 	}
 }

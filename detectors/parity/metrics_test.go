@@ -2,6 +2,7 @@ package parity
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/mm2-watchdog/mm2-watchdog/internal/kafkatest"
+	"github.com/mm2-watchdog/mm2-watchdog/watcher/mm2config"
 )
 
 var metricNames = []string{MetricTopicPartitions, MetricUnmirrored, MetricRecordsAtRisk, MetricTargetTopicMissing, MetricStalled, MetricClusterUp}
@@ -121,5 +123,114 @@ func TestMetrics(t *testing.T) {
 	}
 	for _, p := range problems {
 		t.Errorf("lint: %s: %s", p.Metric, p.Text)
+	}
+}
+
+// TestMetricsTopicCap: with a cap of 4 topics per flow, the three topics
+// with a problem get series first, then the first healthy one by name; the
+// other two are counted as dropped. When the problems clear, the series
+// follow the name order and the series of topics that fell out of the cap
+// are deleted. With no cap every topic gets series.
+func TestMetricsTopicCap(t *testing.T) {
+	cfg := &mm2config.Config{Clusters: []string{"kafka", "vast"}}
+	row := func(name string) TopicRow {
+		return TopicRow{SourceTopic: name, TargetTopic: "kafka." + name, SourcePartitions: 2, TargetPartitions: 2, Status: StatusOK}
+	}
+	rows := func(problems bool) []TopicRow {
+		var out []TopicRow
+		for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+			out = append(out, row(n))
+		}
+		if problems {
+			out[3].Stalled, out[3].Status = []int32{0}, StatusStalled
+			out[4].Missing, out[4].Status, out[4].TargetPartitions = []int32{1}, StatusUnmirrored, 1
+			out[5].Status, out[5].TargetPartitions = StatusMissing, 0
+		}
+		return out
+	}
+	result := func(rs []TopicRow) *Result {
+		return &Result{Flows: []FlowReport{{Source: "kafka", Target: "vast", Rows: rs}}}
+	}
+	// topicsOf lists the topic labels of metric name in reg, sorted.
+	topicsOf := func(reg prometheus.Gatherer, name string) []string {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, mf := range mfs {
+			if mf.GetName() != name {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "topic" {
+						out = append(out, l.GetValue())
+					}
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	reg := prometheus.NewPedanticRegistry()
+	m := NewMetrics(reg, WithMaxTopicSeries(4))
+	r := Round{Config: cfg, Now: t0}
+
+	m.Publish(r, result(rows(true)))
+	want := []string{"a", "d", "e", "f"}
+	for _, name := range []string{MetricUnmirrored, MetricStalled, MetricTargetTopicMissing} {
+		if got := topicsOf(reg, name); !slices.Equal(got, want) {
+			t.Errorf("%s series for %v, want %v (problem topics first)", name, got, want)
+		}
+	}
+	// Source and target topic partition counts of the published topics
+	// (f has no target topic).
+	if got := topicsOf(reg, MetricTopicPartitions); !slices.Equal(got, []string{"a", "d", "e", "f", "kafka.a", "kafka.d", "kafka.e"}) {
+		t.Errorf("topic_partitions series for %v", got)
+	}
+	err := testutil.GatherAndCompare(reg, expo(
+		`# HELP mm2_watchdog_topic_series_dropped Source topics of flow source->target left without per-topic series because of the topic series limit (topics with a problem are published first).`,
+		`# TYPE mm2_watchdog_topic_series_dropped gauge`,
+		`mm2_watchdog_topic_series_dropped{source="kafka",target="vast"} 2`,
+	), MetricTopicSeriesDropped)
+	if err != nil {
+		t.Error(err)
+	}
+
+	// The problems clear: a..d by name; e and f fall out and lose their series.
+	m.Publish(r, result(rows(false)))
+	want = []string{"a", "b", "c", "d"}
+	for _, name := range []string{MetricUnmirrored, MetricStalled, MetricTargetTopicMissing, MetricRecordsAtRisk} {
+		if got := topicsOf(reg, name); !slices.Equal(got, want) {
+			t.Errorf("after the problems cleared, %s series for %v, want %v", name, got, want)
+		}
+	}
+	if got := testutil.CollectAndCount(m.topicPartitions); got != 8 {
+		t.Errorf("%d topic_partitions series, want 8 (a..d on both sides)", got)
+	}
+	if got := testutil.ToFloat64(m.dropped.WithLabelValues("kafka", "vast")); got != 2 {
+		t.Errorf("dropped %v, want 2", got)
+	}
+	if problems, err := testutil.GatherAndLint(reg); err != nil || len(problems) > 0 {
+		t.Errorf("lint: %v %v", err, problems)
+	}
+
+	// The flow leaves the configuration: its dropped count goes too.
+	m.Publish(r, &Result{})
+	if n := testutil.CollectAndCount(m.dropped) + testutil.CollectAndCount(m.unmirrored); n != 0 {
+		t.Errorf("%d series left after the flow went", n)
+	}
+
+	// No cap: every topic, nothing dropped.
+	allReg := prometheus.NewPedanticRegistry()
+	all := NewMetrics(allReg, WithMaxTopicSeries(0))
+	all.Publish(r, result(rows(true)))
+	if got := topicsOf(allReg, MetricUnmirrored); len(got) != 6 {
+		t.Errorf("uncapped series for %v, want all 6", got)
+	}
+	if got := testutil.ToFloat64(all.dropped.WithLabelValues("kafka", "vast")); got != 0 {
+		t.Errorf("uncapped dropped %v, want 0", got)
 	}
 }
